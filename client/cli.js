@@ -1,0 +1,171 @@
+// @ts-check
+// The command line: every verb and flag declared here (cheap), each action's module loaded
+// only when that command runs, so `sup ls` does not pay for `sup start`.
+import { readFileSync } from 'node:fs'
+import { Command, Option } from 'commander'
+import { resolvePaths } from '../ipc/paths.js'
+import { SupError } from '../ipc/errors.js'
+
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+
+/**
+ * @typedef {object} CliIo
+ * @property {(text: string) => void} out a line for stdout
+ * @property {(text: string) => void} err a line for stderr
+ * @property {NodeJS.ProcessEnv} env
+ * @property {string} cwd
+ *
+ * @typedef {object} CommandContext
+ * @property {import('../ipc/paths.js').SupPaths} paths
+ * @property {CliIo} io
+ * @property {Record<string, any>} opts
+ * @property {any[]} args the command's arguments, as commander parsed them (variadic ones as arrays)
+ */
+
+/**
+ * Run the CLI; resolves with the exit code.
+ * @param {string[]} argv user arguments (without node and the script)
+ * @param {CliIo} io
+ * @returns {Promise<number>}
+ */
+export async function main (argv, io) {
+  let exitCode = 0
+  /** @param {string} file @param {(mod: any, ctx: CommandContext) => Promise<number | void>} call */
+  const action = (file, call) => async (/** @type {any[]} */ ...args) => {
+    const command = /** @type {Command} */ (args[args.length - 1])
+    const ctx = { paths: resolvePaths(io.env), io, opts: command.opts(), args: command.processedArgs }
+    const mod = await import(`./commands/${file}.js`)
+    exitCode = (await call(mod, ctx)) ?? 0
+  }
+
+  const program = new Command('sup')
+    .description('A process supervisor for Node.js services.')
+    .version(version, '-v, --version', 'print the version')
+    .showSuggestionAfterError()
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.out(text.replace(/\n$/, '')),
+      writeErr: (text) => io.err(text.replace(/\n$/, '')),
+      outputError: (text, write) => write(`sup: ${text.replace(/^error: /, '').trimEnd()} (sup --help lists commands and flags)\n`)
+    })
+
+  addStartCommand(program, action)
+
+  for (const [verb, description] of /** @type {const} */ ([
+    ['stop', 'stop workers (the ladder: SIGINT or a shutdown message, then SIGKILL after kill_timeout)'],
+    ['restart', 'stop then start workers again'],
+    ['delete', 'stop workers and forget their apps'],
+    ['reset', 'set restart counters back to 0']
+  ])) {
+    program.command(`${verb} <targets...>`)
+      .description(`${description}; a target is an app name, a worker id, "all" or a config file`)
+      .option('--only <names>', 'with a config file: only these apps (comma-separated)')
+      .option('--json', 'print the affected workers as JSON')
+      .action(action('act', (mod, ctx) => mod.run(verb, ctx.args[0], ctx)))
+  }
+  program.commands.find((c) => c.name() === 'delete')?.alias('del')
+
+  program.command('ls').aliases(['list', 'status'])
+    .description('list every worker: id, name, mode, pid, status, restarts, uptime, cpu, mem')
+    .option('--json', 'print a JSON array, one object per worker')
+    .action(action('ls', (mod, ctx) => mod.run(ctx)))
+  program.command('jlist')
+    .description('same as ls --json')
+    .action(action('ls', (mod, ctx) => mod.run({ ...ctx, opts: { json: true } })))
+
+  program.command('describe <target>').aliases(['show', 'info'])
+    .description('show an app\'s config, log files and workers')
+    .option('--json', 'print JSON')
+    .action(action('describe', (mod, ctx) => mod.run(ctx.args[0], ctx)))
+
+  program.command('logs [target]')
+    .description('print the last log lines of an app, a worker or all apps, then follow new ones')
+    .option('--lines <n>', 'how many past lines to print', '15')
+    .option('--nostream', 'print past lines and exit instead of following')
+    .addOption(new Option('--err', 'stderr only').conflicts('out'))
+    .option('--out', 'stdout only')
+    .option('--json', 'one JSON object per line')
+    .action(action('logs', (mod, ctx) => mod.run(ctx.args[0], ctx)))
+
+  program.command('flush [target]')
+    .description('empty the log files (and in-memory lines) of an app or all apps')
+    .action(action('flush', (mod, ctx) => mod.run(ctx.args[0], ctx)))
+
+  program.command('signal <signal> <targets...>').alias('sendSignal')
+    .description('send a signal (e.g. SIGUSR2) to the workers of an app or one worker')
+    .action(action('signal', (mod, ctx) => mod.run(ctx.args[0], ctx.args[1], ctx)))
+
+  program.command('ping')
+    .description('start the daemon if needed and check that it answers')
+    .option('--json', 'print JSON')
+    .action(action('ping', (mod, ctx) => mod.run(ctx)))
+
+  program.command('kill')
+    .description('stop every app and the daemon')
+    .action(action('kill', (mod, ctx) => mod.run(ctx)))
+
+  try {
+    await program.parseAsync(argv, { from: 'user' })
+  } catch (err) {
+    return reportError(err, io)
+  }
+  return exitCode
+}
+
+/**
+ * @param {Command} program
+ * @param {(file: string, call: (mod: any, ctx: CommandContext) => Promise<number | void>) => (...args: any[]) => Promise<void>} action
+ */
+function addStartCommand (program, action) {
+  program.command('start <script|config> [args...]')
+    .description('start a script (node, or any interpreter) or the apps of an ecosystem config file; script args go after --')
+    .option('-i, --instances <n>', 'number of workers: N, max, 0 (= max) or -N (CPUs minus N); node scripts run in cluster mode')
+    .option('-n, --name <name>', 'app name (default: the script name)')
+    .option('-x, --fork-mode', 'fork mode even with -i')
+    .option('--interpreter <cmd>', 'run the script with this (python3, bash, none, ...); picked from the extension or shebang otherwise')
+    .option('--node-args <args>', 'arguments for node (or the interpreter), e.g. "--max-old-space-size=512"')
+    .option('--interpreter-args <args>', 'alias of --node-args')
+    .option('--cwd <dir>', 'working directory of the app')
+    .option('--env <name>', 'with a config file: apply env_<name>')
+    .option('--only <names>', 'with a config file: only these apps (comma-separated)')
+    .option('--wait-ready', 'the app is ready when it calls process.send("ready")')
+    .option('--listen-timeout <ms>', 'how long to wait for listening/ready')
+    .option('--kill-timeout <ms>', 'how long a stopping worker gets before SIGKILL (default 5000)')
+    .option('--shutdown-with-message', 'ask workers to stop with a "shutdown" message instead of SIGINT')
+    .option('--max-memory-restart <size>', 'restart a worker past this memory, e.g. 200M')
+    .option('--max-restarts <n>', 'fast exits (before --min-uptime) tolerated before the app is errored (default 16)')
+    .option('--min-uptime <ms>', 'uptime below which an exit counts as a crash loop (default 1000)')
+    .option('--restart-delay <ms>', 'wait this long before restarting a crashed worker')
+    .option('--exp-backoff-restart-delay <ms>', 'exponential backoff starting at this delay (x1.5, capped at 15 s)')
+    .option('--no-autorestart', 'do not restart workers that exit')
+    .option('--stop-exit-codes <codes>', 'exit codes that mean "done, do not restart" (comma-separated)')
+    .option('--cron-restart <expr>', 'restart on a cron schedule')
+    .option('--watch', 'restart when files change')
+    .option('-o, --output <file>', 'stdout log file')
+    .option('-e, --error <file>', 'stderr log file')
+    .option('--merge-logs', 'one log file for all instances')
+    .option('--time', 'prefix log lines with a timestamp')
+    .option('--log-type <type>', '"json" writes one JSON object per log line')
+    .option('--instance-var <name>', 'env var holding the instance number (default NODE_APP_INSTANCE)')
+    .option('--increment-var <name>', 'env var incremented per instance, e.g. PORT')
+    .option('--json', 'print the started workers as JSON')
+    .action(action('start', (mod, ctx) => mod.run(ctx.args[0], ctx.args[1], ctx)))
+}
+
+/**
+ * Turn any failure into the one-line message and exit code the CLI contract promises.
+ * @param {unknown} err
+ * @param {CliIo} io
+ */
+function reportError (err, io) {
+  const e = /** @type {any} */ (err)
+  // commander reports its own usage errors (already printed) and --help/--version as exits.
+  if (typeof e?.code === 'string' && e.code.startsWith('commander.')) return e.exitCode ?? 1
+  if (err instanceof SupError) {
+    io.err(`sup: ${err.message}`)
+    return 1
+  }
+  io.err(`sup: ${e?.message ?? String(err)}`)
+  if (io.env.SUP_DEBUG) io.err(String(e?.stack))
+  return 1
+}

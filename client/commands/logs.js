@@ -1,0 +1,66 @@
+// @ts-check
+// sup logs [target]: the last lines from the daemon's ring, then new lines as they come.
+import { connectDaemon } from '../daemon.js'
+import { colorEnabled, paint } from '../format.js'
+import { SupError } from '../../ipc/errors.js'
+
+/** @typedef {{ time: number, app: string, id: number, instance: number, stream: 'out' | 'err', line: string }} LogEntry */
+
+/**
+ * @param {string | undefined} target
+ * @param {import('../cli.js').CommandContext} ctx
+ */
+export async function run (target, { paths, io, opts }) {
+  const lines = Number(opts.lines)
+  if (!Number.isInteger(lines) || lines < 0) throw new SupError('SUP_ERR_CLI_USAGE', { reason: `--lines must be a whole number, not "${opts.lines}"` })
+  const stream = opts.err ? 'err' : opts.out ? 'out' : 'both'
+  const print = opts.json ? (/** @type {LogEntry} */ e) => io.out(JSON.stringify(e)) : makePrinter(io)
+  const conn = await connectDaemon(paths)
+
+  // Subscribe before reading the ring, so no line falls between the two.
+  /** @type {LogEntry[] | null} */
+  let early = []
+  /** @type {Set<string>} */
+  let seen = new Set()
+  const key = (/** @type {LogEntry} */ e) => `${e.time}|${e.id}|${e.stream}|${e.line}`
+  const follow = !opts.nostream
+  if (follow) {
+    conn.on('event', (topic, entry) => {
+      if (topic !== 'log' || (stream !== 'both' && entry.stream !== stream)) return
+      if (targetIsId(target) && entry.id !== Number(target)) return
+      if (early) early.push(entry)
+      else if (!seen.has(key(entry))) print(entry)
+    })
+    await conn.request('subscribe', { topics: ['log'], apps: target && target !== 'all' ? [target] : [] })
+  }
+  const past = await conn.request('logs.tail', { target: target ?? null, lines, stream })
+  for (const entry of past) print(entry)
+  if (!follow) {
+    await conn.close()
+    return 0
+  }
+  seen = new Set(past.map(key))
+  for (const entry of early ?? []) if (!seen.has(key(entry))) print(entry)
+  early = null
+  // Follow until interrupted or the daemon goes away.
+  await new Promise((resolve) => {
+    conn.once('close', resolve)
+    process.once('SIGINT', () => conn.close().then(resolve))
+  })
+  return 0
+}
+
+/** @param {string | undefined} target */
+function targetIsId (target) {
+  return target !== undefined && /^\d+$/.test(target)
+}
+
+/** @param {import('../cli.js').CliIo} io */
+function makePrinter (io) {
+  const color = colorEnabled()
+  return (/** @type {LogEntry} */ entry) => {
+    const prefix = `${entry.app}[${entry.instance}]`
+    if (entry.stream === 'err') io.out(`${paint('red', `${prefix} err |`, color)} ${entry.line}`)
+    else io.out(`${paint('cyan', `${prefix} out |`, color)} ${entry.line}`)
+  }
+}

@@ -1,0 +1,16 @@
+// @ts-check
+// sup ls [--json]: reads the daemon's cached figures; never triggers a sampling pass.
+import { connectDaemon } from '../daemon.js'
+import { renderWorkers } from '../format.js'
+
+/** @param {import('../cli.js').CommandContext} ctx */
+export async function run ({ paths, io, opts }) {
+  const conn = await connectDaemon(paths, { start: true })
+  try {
+    const rows = await conn.request('app.list')
+    io.out(opts.json ? JSON.stringify(rows) : renderWorkers(rows))
+    return 0
+  } finally {
+    await conn.close()
+  }
+}

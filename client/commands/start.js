@@ -1,0 +1,111 @@
+// @ts-check
+// sup start <script|config>: normalise the apps here (paths resolve against the caller's
+// cwd), then hand them to the daemon and report each worker as it comes up.
+import { availableParallelism } from 'node:os'
+import { dirname } from 'node:path'
+import { isConfigFile, loadConfigFile, selectApps } from '../config/load-file.js'
+import { normalizeApp } from '../config/normalize.js'
+import { connectDaemon } from '../daemon.js'
+import { paintStatus, renderWorkers } from '../format.js'
+
+/**
+ * @param {string} target
+ * @param {string[]} args
+ * @param {import('../cli.js').CommandContext} ctx
+ */
+export async function run (target, args, { paths, io, opts }) {
+  const configs = await buildConfigs(target, args, opts, io.cwd)
+  const conn = await connectDaemon(paths, { start: true })
+  try {
+    if (!opts.json) {
+      for (const config of configs) {
+        io.out(`starting ${config.name} (${config.exec_mode} mode, ${config.instances} worker${config.instances > 1 ? 's' : ''})`)
+      }
+      conn.on('event', (topic, row) => {
+        if (topic === 'app.state' && row.status !== 'starting') io.out(`  ${row.name}[${row.instance}] ${paintStatus(row.status)}${row.pid ? ` (pid ${row.pid})` : ''}`)
+      })
+      await conn.request('subscribe', { topics: ['app.state'], apps: configs.map((c) => c.name) })
+    }
+    /** @type {import('../../ipc/methods.js').WorkerRow[]} */
+    const rows = await conn.request('app.start', { apps: configs, shellEnv: stringEnv(io.env) })
+    if (opts.json) io.out(JSON.stringify(rows))
+    else io.out(renderWorkers(rows))
+    const failed = rows.filter((r) => r.status === 'errored' || r.status === 'stopped')
+    if (failed.length > 0) {
+      const names = [...new Set(failed.map((r) => r.name))]
+      io.err(`sup: ${failed.length} worker(s) of ${names.join(', ')} did not come online (sup logs ${names[0]} --nostream shows why)`)
+      return 1
+    }
+    const waiting = rows.filter((r) => r.status !== 'online')
+    if (waiting.length > 0 && !opts.json) io.err(`sup: ${waiting.length} worker(s) not online yet (sup ls to follow)`)
+    return 0
+  } finally {
+    await conn.close()
+  }
+}
+
+/**
+ * @param {string} target
+ * @param {string[]} args
+ * @param {Record<string, any>} opts
+ * @param {string} cwd
+ */
+async function buildConfigs (target, args, opts, cwd) {
+  const cpus = availableParallelism()
+  if (isConfigFile(target)) {
+    const { file, apps } = await loadConfigFile(target, cwd)
+    const selected = opts.only ? selectApps(apps, opts.only, file) : apps
+    return selected.map((raw) => normalizeApp(raw, { cwd: dirname(file), envName: opts.env, cpus, source: file }))
+  }
+  return [normalizeApp(rawFromFlags(target, args, opts), { cwd, envName: opts.env, cpus, source: null })]
+}
+
+/**
+ * The CLI flags as a PM2-style app entry, so one normaliser serves flags and config files.
+ * @param {string} script
+ * @param {string[]} args
+ * @param {Record<string, any>} opts
+ */
+export function rawFromFlags (script, args, opts) {
+  /** @type {Record<string, unknown>} */
+  const raw = {
+    script,
+    args,
+    name: opts.name,
+    instances: opts.instances,
+    force_fork: opts.forkMode,
+    interpreter: opts.interpreter,
+    interpreter_args: opts.nodeArgs ?? opts.interpreterArgs,
+    cwd: opts.cwd,
+    wait_ready: opts.waitReady,
+    listen_timeout: opts.listenTimeout,
+    kill_timeout: opts.killTimeout,
+    shutdown_with_message: opts.shutdownWithMessage,
+    max_memory_restart: opts.maxMemoryRestart,
+    max_restarts: opts.maxRestarts,
+    min_uptime: opts.minUptime,
+    restart_delay: opts.restartDelay,
+    exp_backoff_restart_delay: opts.expBackoffRestartDelay,
+    autorestart: opts.autorestart === false ? false : undefined,
+    stop_exit_codes: opts.stopExitCodes?.split(',').map((/** @type {string} */ c) => Number(c.trim())),
+    cron_restart: opts.cronRestart,
+    watch: opts.watch,
+    out_file: opts.output,
+    error_file: opts.error,
+    merge_logs: opts.mergeLogs,
+    time: opts.time,
+    log_type: opts.logType,
+    instance_var: opts.instanceVar,
+    increment_var: opts.incrementVar
+  }
+  for (const key of Object.keys(raw)) if (raw[key] === undefined) delete raw[key]
+  return raw
+}
+
+/** @param {NodeJS.ProcessEnv} env */
+function stringEnv (env) {
+  /** @type {Record<string, string>} */
+  const out = {}
+  for (const [key, value] of Object.entries(env)) if (typeof value === 'string') out[key] = value
+  return out
+}

@@ -1,0 +1,405 @@
+// @ts-check
+// Turns one raw app entry (PM2 ecosystem keys, or the object the CLI builds from its flags)
+// into the validated AppConfig the daemon keeps. Every problem is reported here, before
+// anything reaches the daemon, as a SupError naming the option.
+
+import fs from 'node:fs'
+import path from 'node:path'
+import { APP_DEFAULTS, APP_NAME_PATTERN } from '../../ipc/app-config.js'
+import { SupError } from '../../ipc/errors.js'
+
+const DURATION_KEYS = /** @type {const} */ (['listen_timeout', 'kill_timeout', 'min_uptime', 'restart_delay', 'exp_backoff_restart_delay'])
+const EXEC_MODES = /** @type {const} */ ({ cluster: 'cluster', cluster_mode: 'cluster', fork: 'fork', fork_mode: 'fork' })
+const DURATION_UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
+const BYTE_UNITS = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 }
+const MAX_MS = 2 ** 31 - 1
+const MAX_INSTANCES = 1024
+/** Interpreters by extension; null runs the script with node. */
+const INTERPRETERS = /** @type {Record<string, string | null>} */ ({ '.js': null, '.mjs': null, '.cjs': null, '.py': 'python3', '.sh': 'bash', '.rb': 'ruby', '.php': 'php', '.pl': 'perl' })
+
+/**
+ * @typedef {object} NormalizeOptions
+ * @property {string} cwd where relative paths resolve: the caller's cwd, or the config file's folder
+ * @property {string} [envName] the --env name, selecting `env_<name>`
+ * @property {number} cpus CPUs available, for `max` and negative instance counts
+ * @property {string | null} [source] absolute path of the config file, or null for a CLI start
+ */
+
+/**
+ * Normalise one raw app entry into an AppConfig.
+ * @param {Record<string, unknown>} raw PM2-style snake_case keys
+ * @param {NormalizeOptions} options
+ * @returns {import('../../ipc/app-config.js').AppConfig}
+ */
+export function normalizeApp (raw, { cwd, envName, cpus, source = null }) {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throwInvalid('app', raw, 'each app must be an object such as { name, script }')
+  }
+  const appCwd = resolveCwd(raw.cwd, cwd)
+  const { script, onPath } = resolveScript(raw.script, appCwd)
+  const detected = onPath ? { interpreter: 'none', interpreterArgs: [] } : detectInterpreter(script)
+  const interpreterOption = raw.interpreter ?? raw.exec_interpreter
+  const interpreterGiven = interpreterOption != null && interpreterOption !== ''
+  const interpreter = interpreterGiven ? normalizeInterpreter(interpreterOption) : detected.interpreter
+  // shebang args apply only to the shebang's own interpreter
+  const interpreterArgs = raw.interpreter_args ?? raw.node_args ?? (interpreterGiven ? [] : detected.interpreterArgs)
+  const forceFork = parseBoolean(raw.force_fork, 'force_fork', false)
+  /** @type {Record<string, unknown>} */
+  const config = {
+    name: resolveName(raw.name, script),
+    script,
+    args: parseArgList(raw.args, 'args'),
+    cwd: appCwd,
+    exec_mode: resolveExecMode(raw.exec_mode, raw.instances != null, interpreter, forceFork),
+    instances: raw.instances == null ? APP_DEFAULTS.instances : parseInstances(raw.instances, cpus),
+    interpreter,
+    interpreter_args: parseArgList(interpreterArgs, 'interpreter_args'),
+    env: mergeEnv(raw.env, envName ? raw[`env_${envName}`] : undefined, `env_${envName}`),
+    instance_var: parseString(raw.instance_var, 'instance_var') ?? APP_DEFAULTS.instance_var,
+    increment_var: parseString(raw.increment_var, 'increment_var'),
+    wait_ready: parseBoolean(raw.wait_ready, 'wait_ready', APP_DEFAULTS.wait_ready),
+    // durations are placeholders here, to keep the schema's key order; filled in below
+    listen_timeout: 0,
+    kill_timeout: 0,
+    shutdown_with_message: parseBoolean(raw.shutdown_with_message, 'shutdown_with_message', APP_DEFAULTS.shutdown_with_message),
+    max_restarts: parseCount(raw.max_restarts, 'max_restarts'),
+    min_uptime: 0,
+    restart_delay: 0,
+    exp_backoff_restart_delay: 0,
+    autorestart: parseBoolean(raw.autorestart, 'autorestart', APP_DEFAULTS.autorestart),
+    stop_exit_codes: parseExitCodes(raw.stop_exit_codes),
+    max_memory_restart: raw.max_memory_restart == null || raw.max_memory_restart === '' ? null : parseBytes(raw.max_memory_restart, 'max_memory_restart'),
+    out_file: resolveLogFile(raw.out_file ?? raw.output ?? raw.out ?? raw.out_log, 'out_file', appCwd),
+    error_file: resolveLogFile(raw.error_file ?? raw.error ?? raw.err_file ?? raw.err ?? raw.err_log, 'error_file', appCwd),
+    merge_logs: parseBoolean(raw.merge_logs ?? raw.combine_logs, 'merge_logs', APP_DEFAULTS.merge_logs),
+    time: parseBoolean(raw.time, 'time', APP_DEFAULTS.time),
+    log_type: parseLogType(raw.log_type),
+    cron_restart: parseString(raw.cron_restart ?? raw.cron, 'cron_restart'),
+    watch: parseWatch(raw.watch),
+    source
+  }
+  for (const key of DURATION_KEYS) {
+    config[key] = raw[key] == null || raw[key] === '' ? APP_DEFAULTS[key] : parseDuration(raw[key], key)
+  }
+  return /** @type {import('../../ipc/app-config.js').AppConfig} */ (config)
+}
+
+/**
+ * @param {unknown} value raw.cwd
+ * @param {string} base
+ */
+function resolveCwd (value, base) {
+  if (value == null || value === '') return path.resolve(base)
+  if (typeof value !== 'string') throwInvalid('cwd', value, 'must be a path')
+  const dir = path.resolve(base, value)
+  if (!fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new SupError('SUP_ERR_CONFIG_CWD_NOT_FOUND', { cwd: dir })
+  return dir
+}
+
+/**
+ * Find the script file; a bare word that is not a file is looked up on PATH, so
+ * `sup start python3 -- -m http.server` runs a command.
+ * @param {unknown} value raw.script
+ * @param {string} cwd
+ */
+function resolveScript (value, cwd) {
+  if (typeof value !== 'string' || value.trim() === '') throwInvalid('script', value ?? '', 'every app needs a script: the file or command to run')
+  const file = path.resolve(cwd, value)
+  const stat = fs.statSync(file, { throwIfNoEntry: false })
+  if (stat?.isDirectory()) throw new SupError('SUP_ERR_CONFIG_SCRIPT_IS_DIRECTORY', { script: value })
+  if (stat) return { script: file, onPath: false }
+  const command = value.includes('/') || value.includes(path.sep) ? null : findOnPath(value)
+  if (command === null) throw new SupError('SUP_ERR_CONFIG_SCRIPT_NOT_FOUND', { script: value, cwd })
+  return { script: command, onPath: true }
+}
+
+/**
+ * @param {unknown} value raw.name
+ * @param {string} script absolute
+ */
+function resolveName (value, script) {
+  if (value != null && typeof value !== 'string') throwInvalid('name', value, 'must be a string')
+  const name = value || path.basename(script, path.extname(script))
+  if (!APP_NAME_PATTERN.test(name)) throw new SupError('SUP_ERR_APP_NAME_INVALID', { name })
+  return name
+}
+
+/** @param {unknown} value raw.interpreter, present */
+function normalizeInterpreter (value) {
+  if (typeof value !== 'string') throwInvalid('interpreter', value, 'must be a command or path, "node" or "none"')
+  if (value === 'node' || value.endsWith('/node')) return null
+  return value
+}
+
+/**
+ * PM2's rule: `-i` alone means cluster for node apps; cluster needs node, so others fork.
+ * @param {unknown} value raw.exec_mode
+ * @param {boolean} instancesGiven
+ * @param {string | null} interpreter
+ * @param {boolean} forceFork
+ * @returns {'cluster' | 'fork'}
+ */
+function resolveExecMode (value, instancesGiven, interpreter, forceFork) {
+  if (value != null && !Object.hasOwn(EXEC_MODES, String(value))) throwInvalid('exec_mode', value, 'use "cluster" or "fork"')
+  const mode = value == null
+    ? (instancesGiven && !forceFork ? 'cluster' : 'fork')
+    : EXEC_MODES[/** @type {keyof typeof EXEC_MODES} */ (value)]
+  return interpreter === null && mode === 'cluster' ? 'cluster' : 'fork'
+}
+
+/**
+ * PM2 semantics: `env`, then `env_<name>` on top; a null value removes the variable.
+ * @param {unknown} base raw.env
+ * @param {unknown} overlay raw[`env_${name}`]
+ * @param {string} overlayKey for the message
+ * @returns {Record<string, string>}
+ */
+function mergeEnv (base, overlay, overlayKey) {
+  /** @type {Record<string, string>} */
+  const env = {}
+  for (const [option, layer] of /** @type {const} */ ([['env', base], [overlayKey, overlay]])) {
+    if (layer == null) continue
+    if (typeof layer !== 'object' || Array.isArray(layer)) throwInvalid(option, layer, 'must be an object of NAME: value')
+    for (const [key, value] of Object.entries(layer)) {
+      if (value === null || value === undefined) delete env[key]
+      else env[key] = typeof value === 'object' ? JSON.stringify(value) : String(value)
+    }
+  }
+  return env
+}
+
+/**
+ * @param {unknown} value
+ * @param {string} option
+ * @returns {string | null}
+ */
+function parseString (value, option) {
+  if (value == null || value === '') return null
+  if (typeof value !== 'string') throwInvalid(option, value, 'must be a string')
+  return value
+}
+
+/**
+ * @param {unknown} value raw.max_restarts
+ * @param {string} option
+ */
+function parseCount (value, option) {
+  if (value == null || value === '') return APP_DEFAULTS.max_restarts
+  const count = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value
+  if (!Number.isInteger(count) || /** @type {number} */ (count) < 0 || /** @type {number} */ (count) > 1e9) throwInvalid(option, value, 'must be a whole number, 0 or more')
+  return /** @type {number} */ (count)
+}
+
+/** @param {unknown} value raw.stop_exit_codes: a code, a list, or "0,2" from the CLI */
+function parseExitCodes (value) {
+  if (value == null || value === '') return []
+  const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value]
+  return list.map((item) => {
+    const code = typeof item === 'string' && /^\s*\d+\s*$/.test(item) ? Number(item) : item
+    if (!Number.isInteger(code) || /** @type {number} */ (code) < 0 || /** @type {number} */ (code) > 255) {
+      throwInvalid('stop_exit_codes', value, 'use exit codes from 0 to 255, e.g. [0] or [0, 2]')
+    }
+    return /** @type {number} */ (code)
+  })
+}
+
+/**
+ * @param {unknown} value
+ * @param {string} option
+ * @param {string} cwd
+ */
+function resolveLogFile (value, option, cwd) {
+  const file = parseString(value, option)
+  if (file === null) return null
+  return file === '/dev/null' || file === 'NULL' ? '/dev/null' : path.resolve(cwd, file)
+}
+
+/** @param {unknown} value */
+function parseLogType (value) {
+  if (value == null || value === '') return APP_DEFAULTS.log_type
+  if (value !== 'json' && value !== 'raw') throwInvalid('log_type', value, 'use "json" or "raw"')
+  return value
+}
+
+/** @param {unknown} value raw.watch: PM2 also takes paths, which we only read as "on" for now */
+function parseWatch (value) {
+  if (Array.isArray(value)) return value.length > 0
+  if (typeof value === 'string' && !/^(true|false)?$/i.test(value.trim())) return true
+  return parseBoolean(value, 'watch', APP_DEFAULTS.watch)
+}
+
+/**
+ * Read an instance count: N, "max", 0 (= CPUs) or -N (= CPUs minus N, at least 1).
+ * @param {unknown} value
+ * @param {number} cpus
+ * @returns {number}
+ */
+export function parseInstances (value, cpus) {
+  const text = typeof value === 'string' ? value.trim() : value
+  const count = text === 'max' ? 0 : typeof text === 'string' && /^-?\d+$/.test(text) ? Number(text) : text
+  if (!Number.isInteger(count)) throw new SupError('SUP_ERR_CONFIG_INVALID_INSTANCES', { value: describe(value) })
+  const n = /** @type {number} */ (count)
+  const instances = n === 0 ? cpus : n < 0 ? Math.max(1, cpus + n) : n
+  if (instances > MAX_INSTANCES) throw new SupError('SUP_ERR_CONFIG_INVALID_INSTANCES', { value: describe(value) })
+  return instances
+}
+
+/**
+ * Read a duration: ms as a number, or "1500", "1500ms", "5s", "2m", "1h".
+ * @param {unknown} value
+ * @param {string} option named in the error
+ * @returns {number} integer ms
+ */
+export function parseDuration (value, option) {
+  const match = typeof value === 'string' ? /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/i.exec(value.trim()) : null
+  const ms = typeof value === 'number'
+    ? value
+    : match ? Number(match[1]) * DURATION_UNITS[/** @type {keyof typeof DURATION_UNITS} */ ((match[2] ?? 'ms').toLowerCase())] : NaN
+  if (!Number.isFinite(ms) || ms < 0) throwInvalid(option, value, 'use milliseconds, or a number with ms, s, m or h (e.g. 5s)')
+  if (ms > MAX_MS) throwInvalid(option, value, `must be at most ${MAX_MS} ms (about 24 days)`)
+  return Math.round(ms)
+}
+
+/**
+ * Read a size: bytes as a number, or "512K", "200M", "1.5G", "100MB" (K = 1024).
+ * @param {unknown} value
+ * @param {string} option named in the error
+ * @returns {number} integer bytes
+ */
+export function parseBytes (value, option) {
+  const match = typeof value === 'string' ? /^(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?$/i.exec(value.trim()) : null
+  const bytes = typeof value === 'number'
+    ? value
+    : match ? Number(match[1]) * BYTE_UNITS[/** @type {keyof typeof BYTE_UNITS} */ (match[2].toUpperCase())] : NaN
+  if (!Number.isFinite(bytes) || Math.round(bytes) < 1) throwInvalid(option, value, 'use bytes, or a number with K, M or G (e.g. 200M)')
+  return Math.round(bytes)
+}
+
+/**
+ * Choose how to run a script: by extension, then by shebang, then run it directly if it
+ * is executable; otherwise node.
+ * @param {string} scriptPath absolute
+ * @returns {{ interpreter: string | null, interpreterArgs: string[] }}
+ */
+export function detectInterpreter (scriptPath) {
+  const ext = path.extname(scriptPath).toLowerCase()
+  if (Object.hasOwn(INTERPRETERS, ext)) return { interpreter: INTERPRETERS[ext], interpreterArgs: [] }
+  const shebang = readShebang(scriptPath)
+  if (shebang !== null) {
+    const words = shebang.split(/\s+/).filter(Boolean)
+    // `#!/usr/bin/env -S cmd args` and `#!/usr/bin/env cmd`: the command is what follows env
+    if (words[0]?.endsWith('/env')) words.splice(0, words[1] === '-S' ? 2 : 1)
+    const [command, ...interpreterArgs] = words
+    if (command) return { interpreter: command === 'node' || command.endsWith('/node') ? null : command, interpreterArgs }
+  }
+  return { interpreter: isExecutableFile(scriptPath) ? 'none' : null, interpreterArgs: [] }
+}
+
+/**
+ * @param {string} file
+ * @returns {string | null} the shebang line without "#!", or null
+ */
+function readShebang (file) {
+  let fd
+  try {
+    fd = fs.openSync(file, 'r')
+    const buffer = Buffer.alloc(256)
+    const line = buffer.subarray(0, fs.readSync(fd, buffer, 0, buffer.length, 0)).toString('utf8').split('\n')[0]
+    return line.startsWith('#!') ? line.slice(2).trim() : null
+  } catch {
+    return null
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd)
+  }
+}
+
+/** @param {string} file */
+function isExecutableFile (file) {
+  try {
+    fs.accessSync(file, fs.constants.X_OK)
+    return fs.statSync(file).isFile()
+  } catch {
+    return false
+  }
+}
+
+/**
+ * @param {string} command a bare name such as "python3"
+ * @returns {string | null} its absolute path on PATH
+ */
+function findOnPath (command) {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!path.isAbsolute(dir)) continue
+    const file = path.join(dir, command)
+    if (isExecutableFile(file)) return file
+  }
+  return null
+}
+
+/**
+ * Read args given as a list or as one string split on spaces, honouring '...' and "...".
+ * @param {unknown} value
+ * @param {string} option
+ * @returns {string[]}
+ */
+function parseArgList (value, option) {
+  if (value == null) return []
+  if (typeof value === 'string') return splitArgs(value)
+  if (!Array.isArray(value) || !value.every((arg) => ['string', 'number', 'boolean'].includes(typeof arg))) {
+    throwInvalid(option, value, 'use a string or a list of strings')
+  }
+  return value.map(String)
+}
+
+/** @param {string} text */
+function splitArgs (text) {
+  /** @type {string[]} */
+  const args = []
+  /** @type {string | null} */
+  let current = null
+  let quote = ''
+  for (const ch of text) {
+    if (quote) {
+      if (ch === quote) quote = ''
+      else current += ch
+    } else if (ch === '"' || ch === "'") {
+      quote = ch
+      current ??= ''
+    } else if (/\s/.test(ch)) {
+      if (current !== null) args.push(current)
+      current = null
+    } else {
+      current = (current ?? '') + ch
+    }
+  }
+  if (current !== null) args.push(current)
+  return args
+}
+
+/**
+ * @param {unknown} value true/false, or "true"/"false" from the CLI
+ * @param {string} option
+ * @param {boolean} fallback when absent
+ */
+function parseBoolean (value, option, fallback) {
+  if (value == null || value === '') return fallback
+  if (typeof value === 'boolean') return value
+  const text = typeof value === 'string' ? value.trim().toLowerCase() : ''
+  if (text !== 'true' && text !== 'false') throwInvalid(option, value, 'use true or false')
+  return text === 'true'
+}
+
+/**
+ * @param {string} option
+ * @param {unknown} value
+ * @param {string} reason what to write instead
+ * @returns {never}
+ */
+function throwInvalid (option, value, reason) {
+  throw new SupError('SUP_ERR_CONFIG_INVALID_OPTION', { option, value: describe(value), reason })
+}
+
+/** @param {unknown} value */
+function describe (value) {
+  return typeof value === 'string' ? value : JSON.stringify(value) ?? String(value)
+}

@@ -1,0 +1,90 @@
+// @ts-check
+// Output for people: tables, durations, sizes, colour (off when not a TTY or NO_COLOR is set).
+
+/** @param {NodeJS.WriteStream} stream */
+export function colorEnabled (stream = process.stdout) {
+  return Boolean(stream.isTTY) && !('NO_COLOR' in process.env) && process.env.TERM !== 'dumb'
+}
+
+const CODES = { red: 31, green: 32, yellow: 33, blue: 34, magenta: 35, cyan: 36, gray: 90, bold: 1 }
+
+/**
+ * @param {keyof typeof CODES} color
+ * @param {string} text
+ * @param {boolean} [enabled]
+ */
+export function paint (color, text, enabled = colorEnabled()) {
+  return enabled ? `\u001b[${CODES[color]}m${text}\u001b[0m` : text
+}
+
+/** @type {Record<string, keyof typeof CODES>} */
+const STATUS_COLORS = { online: 'green', starting: 'cyan', stopping: 'yellow', waiting: 'yellow', stopped: 'gray', errored: 'red', deleted: 'gray' }
+
+/** @param {string} status */
+export function paintStatus (status) {
+  return paint(STATUS_COLORS[status] ?? 'bold', status)
+}
+
+/** @param {number} ms */
+export function formatDuration (ms) {
+  if (ms <= 0) return '0s'
+  const s = Math.floor(ms / 1000)
+  if (s < 60) return `${s}s`
+  const m = Math.floor(s / 60)
+  if (m < 60) return `${m}m`
+  const h = Math.floor(m / 60)
+  if (h < 24) return `${h}h`
+  return `${Math.floor(h / 24)}d`
+}
+
+/** @param {number} bytes */
+export function formatBytes (bytes) {
+  if (!bytes) return '0b'
+  const units = ['b', 'kb', 'mb', 'gb', 'tb']
+  let value = bytes
+  let unit = 0
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024
+    unit++
+  }
+  return `${value >= 100 || unit === 0 ? Math.round(value) : value.toFixed(1)}${units[unit]}`
+}
+
+/** Visible width, ignoring colour codes. @param {string} text */
+function width (text) {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\u001b\[[0-9;]*m/g, '').length
+}
+
+/**
+ * A plain aligned table.
+ * @param {string[]} headers
+ * @param {string[][]} rows
+ */
+export function renderTable (headers, rows) {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => width(r[i]))))
+  const line = (/** @type {string[]} */ cells) => cells.map((c, i) => c + ' '.repeat(widths[i] - width(c))).join('  ').trimEnd()
+  return [line(headers.map((h) => paint('bold', h))), ...rows.map(line)].join('\n')
+}
+
+/**
+ * The `sup ls` table.
+ * @param {Array<import('../ipc/methods.js').WorkerRow>} rows
+ */
+export function renderWorkers (rows) {
+  if (rows.length === 0) return 'no apps (start one with: sup start app.js)'
+  return renderTable(
+    ['id', 'name', 'mode', 'pid', 'status', 'restarts', 'uptime', 'cpu', 'mem'],
+    rows.map((r) => [
+      String(r.id),
+      r.name,
+      r.mode,
+      r.pid === null ? '-' : String(r.pid),
+      paintStatus(r.status),
+      String(r.restarts),
+      formatDuration(r.uptime),
+      `${Math.round(r.cpu)}%`,
+      formatBytes(r.memory)
+    ])
+  )
+}

@@ -1,0 +1,75 @@
+// @ts-check
+// RPC method → handler. Params arrive already validated against ipc/methods.js.
+import { constants } from 'node:os'
+import { SupError } from '../ipc/errors.js'
+import { PROTOCOL_VERSION } from '../ipc/methods.js'
+
+/**
+ * @typedef {object} HandlerContext
+ * @property {import('./supervisor.js').Supervisor} supervisor
+ * @property {{ version: string, pid: number, startedAt: number, home: string }} daemon
+ * @property {() => void} requestShutdown
+ * @property {(topics: string[], apps: string[] | undefined) => void} subscribe subscribe the calling connection
+ *
+ * @typedef {(params: any, ctx: HandlerContext) => unknown} Handler
+ */
+
+/** @type {Record<string, Handler>} */
+export const HANDLERS = {
+  hello (params, { daemon }) {
+    if (params.protocol !== PROTOCOL_VERSION) {
+      throw new SupError('SUP_ERR_IPC_VERSION_MISMATCH', { daemon: PROTOCOL_VERSION, client: params.protocol })
+    }
+    return { protocol: PROTOCOL_VERSION, version: daemon.version, pid: daemon.pid }
+  },
+  'daemon.ping' (params, { daemon, supervisor }) {
+    return { pong: true, pid: daemon.pid, version: daemon.version, uptime: Date.now() - daemon.startedAt, apps: supervisor.apps.size, home: daemon.home }
+  },
+  'daemon.kill' (params, { requestShutdown, daemon }) {
+    requestShutdown()
+    return { pid: daemon.pid }
+  },
+  'app.start': (params, { supervisor }) => supervisor.start(params.apps, params.shellEnv ?? {}),
+  'app.stop': (params, { supervisor }) => supervisor.stop(params.targets),
+  'app.restart': (params, { supervisor }) => supervisor.restart(params.targets),
+  'app.delete': (params, { supervisor }) => supervisor.delete(params.targets),
+  'app.reset': (params, { supervisor }) => supervisor.reset(params.targets),
+  'app.list': (params, { supervisor }) => supervisor.list(),
+  'app.describe': (params, { supervisor }) => supervisor.describe(params.target),
+  'app.signal' (params, { supervisor }) {
+    const signal = normalizeSignal(params.signal)
+    return supervisor.signal(params.targets, signal)
+  },
+  'logs.tail' (params, { supervisor }) {
+    const lines = params.lines ?? 15
+    const stream = params.stream ?? 'both'
+    const sinks = supervisor.logSinks(params.target)
+    const id = params.target && /^\d+$/.test(params.target) && !supervisor.apps.has(params.target) ? Number(params.target) : null
+    const entries = sinks.flatMap((sink) => sink.ring.last(lines, (e) => (stream === 'both' || e.stream === stream) && (id === null || e.id === id)))
+    return entries.sort((a, b) => a.time - b.time).slice(-lines)
+  },
+  async 'logs.flush' (params, { supervisor }) {
+    const sinks = supervisor.logSinks(params.target)
+    await Promise.all(sinks.map((sink) => sink.flush()))
+    return { flushed: sinks.map((sink) => sink.config.name) }
+  },
+  // Apps need not exist yet: `sup start` subscribes to the app it is about to create.
+  subscribe (params, { subscribe }) {
+    subscribe(params.topics, params.apps)
+    return { topics: params.topics }
+  }
+}
+
+/**
+ * "usr2", "SIGUSR2" and "12" all name SIGUSR2.
+ * @param {string} input
+ * @returns {NodeJS.Signals}
+ */
+export function normalizeSignal (input) {
+  const upper = input.toUpperCase()
+  const name = /^\d+$/.test(upper)
+    ? Object.keys(constants.signals).find((key) => constants.signals[/** @type {NodeJS.Signals} */ (key)] === Number(upper))
+    : upper.startsWith('SIG') ? upper : `SIG${upper}`
+  if (!name || !(name in constants.signals)) throw new SupError('SUP_ERR_APP_SIGNAL_INVALID', { signal: input })
+  return /** @type {NodeJS.Signals} */ (name)
+}

@@ -1,0 +1,215 @@
+// @ts-check
+// The worker lifecycle as one transition table: (config, state, event, now) → (state, effects).
+// No timers, processes or I/O here; daemon/worker.js carries out the effects.
+import { decideAfterExit } from './restart-policy.js'
+
+/** The words `sup ls` shows (design §3). */
+export const STATUS = Object.freeze({
+  STARTING: 'starting',
+  ONLINE: 'online',
+  STOPPING: 'stopping',
+  STOPPED: 'stopped',
+  WAITING: 'waiting',
+  ERRORED: 'errored'
+})
+
+/**
+ * @typedef {typeof STATUS[keyof typeof STATUS]} Status
+ * @typedef {object} WorkerState
+ * @property {Status} status
+ * @property {number | null} pid
+ * @property {number | null} startedAt ms, when the current process was spawned
+ * @property {number} restarts automatic and manual restarts, as PM2 counts them
+ * @property {number} unstableRestarts consecutive exits before min_uptime
+ * @property {number} backoff the last exponential backoff delay used (ms)
+ * @property {number} crashLoops times in a row the worker was found crash-looping
+ * @property {boolean} listening
+ * @property {{ code: number | null, signal: string | null, at: number } | null} lastExit
+ * @property {number | null} retryAt when a waiting/errored worker will be started again
+ * @property {'start' | 'remove' | null} then what follows once it has stopped
+ *
+ * @typedef {{ type: 'start' }
+ *   | { type: 'spawned', pid: number }
+ *   | { type: 'listening' }
+ *   | { type: 'ready' }
+ *   | { type: 'exit', code: number | null, signal: string | null }
+ *   | { type: 'stop', then?: 'start' | 'remove' | null }
+ *   | { type: 'timer', name: TimerName }
+ *   | { type: 'reset' }} WorkerEvent
+ *
+ * @typedef {'ready' | 'kill' | 'retry'} TimerName
+ * @typedef {{ type: 'spawn' }
+ *   | { type: 'graceful-stop' }
+ *   | { type: 'kill-tree' }
+ *   | { type: 'reap-orphans' }
+ *   | { type: 'remove' }
+ *   | { type: 'set-timer', name: TimerName, ms: number }
+ *   | { type: 'clear-timer', name: TimerName }
+ *   | { type: 'log', level: 'info' | 'warn', message: string }} Effect
+ *
+ * @typedef {import('./restart-policy.js').PolicyConfig &
+ *   Pick<import('../ipc/app-config.js').AppConfig, 'wait_ready' | 'listen_timeout' | 'kill_timeout'>} LifecycleConfig
+ */
+
+/** @returns {WorkerState} */
+export function initialState () {
+  return {
+    status: STATUS.STOPPED,
+    pid: null,
+    startedAt: null,
+    restarts: 0,
+    unstableRestarts: 0,
+    backoff: 0,
+    crashLoops: 0,
+    listening: false,
+    lastExit: null,
+    retryAt: null,
+    then: null
+  }
+}
+
+/**
+ * @param {LifecycleConfig} config
+ * @param {WorkerState} state
+ * @param {WorkerEvent} event
+ * @param {number} now ms
+ * @returns {{ state: WorkerState, effects: Effect[] }}
+ */
+export function transition (config, state, event, now) {
+  const handler = HANDLERS[event.type]
+  return handler(config, state, /** @type {any} */ (event), now) ?? { state, effects: [] }
+}
+
+/** @type {{ [K in WorkerEvent['type']]: (c: LifecycleConfig, s: WorkerState, e: Extract<WorkerEvent, { type: K }>, now: number) => ({ state: WorkerState, effects: Effect[] } | undefined) }} */
+const HANDLERS = {
+  start (config, state) {
+    if (state.status === STATUS.STOPPING) return { state: { ...state, then: 'start' }, effects: [] }
+    if (state.status === STATUS.STARTING || state.status === STATUS.ONLINE) return undefined
+    return spawn(state, state.status === STATUS.STOPPED ? state.restarts : state.restarts + 1)
+  },
+
+  spawned (config, state, event, now) {
+    if (state.status !== STATUS.STARTING) return undefined
+    // Apps that never listen count as online once they have survived min_uptime;
+    // with wait_ready only the app's own 'ready' (or the listen timeout) will do.
+    const ms = config.wait_ready ? config.listen_timeout : config.min_uptime
+    return {
+      state: { ...state, pid: event.pid, startedAt: now, listening: false },
+      effects: [{ type: 'set-timer', name: 'ready', ms }]
+    }
+  },
+
+  listening (config, state) {
+    if (state.status === STATUS.STARTING && !config.wait_ready) return online({ ...state, listening: true })
+    return { state: { ...state, listening: true }, effects: [] }
+  },
+
+  ready (config, state) {
+    if (state.status !== STATUS.STARTING) return undefined
+    return online(state)
+  },
+
+  exit (config, state, event, now) {
+    const exited = { ...state, pid: null, listening: false, lastExit: { code: event.code, signal: event.signal, at: now } }
+    const cleanup = /** @type {Effect[]} */ ([{ type: 'clear-timer', name: 'ready' }, { type: 'clear-timer', name: 'kill' }, { type: 'reap-orphans' }])
+    if (state.status === STATUS.STOPPING) return afterStopped(exited, cleanup)
+    if (state.status !== STATUS.STARTING && state.status !== STATUS.ONLINE) return { state: exited, effects: cleanup }
+
+    const decision = decideAfterExit(config, state, event, now)
+    const how = event.signal ? `signal ${event.signal}` : `code ${event.code}`
+    if (decision.action === 'stop') {
+      return {
+        state: { ...exited, status: STATUS.STOPPED },
+        effects: [...cleanup, { type: 'log', level: 'info', message: `exited with ${how}; not restarting: ${decision.reason}` }]
+      }
+    }
+    const status = decision.action === 'errored' ? STATUS.ERRORED : STATUS.WAITING
+    const next = {
+      ...exited,
+      status,
+      unstableRestarts: decision.unstableRestarts,
+      crashLoops: decision.crashLoops,
+      backoff: decision.action === 'restart' ? decision.backoff : state.backoff,
+      retryAt: now + decision.delay
+    }
+    const message = decision.action === 'errored'
+      ? `exited with ${how}; crash loop (${decision.unstableRestarts} exits within min_uptime), retrying in ${decision.delay} ms`
+      : `exited with ${how}; restarting in ${decision.delay} ms`
+    return {
+      state: next,
+      effects: [...cleanup, { type: 'log', level: 'warn', message }, { type: 'set-timer', name: 'retry', ms: decision.delay }]
+    }
+  },
+
+  stop (config, state, event) {
+    const then = event.then ?? null
+    switch (state.status) {
+      case STATUS.STARTING:
+      case STATUS.ONLINE:
+        return {
+          state: { ...state, status: STATUS.STOPPING, then },
+          effects: [{ type: 'clear-timer', name: 'ready' }, { type: 'graceful-stop' }, { type: 'set-timer', name: 'kill', ms: config.kill_timeout }]
+        }
+      case STATUS.STOPPING:
+        return { state: { ...state, then: then ?? state.then }, effects: [] }
+      default:
+        return afterStopped({ ...state, then, retryAt: null }, [{ type: 'clear-timer', name: 'retry' }])
+    }
+  },
+
+  timer (config, state, event) {
+    if (event.name === 'ready' && state.status === STATUS.STARTING) {
+      const result = online(state)
+      if (config.wait_ready) {
+        result.effects.push({ type: 'log', level: 'warn', message: `no "ready" message within listen_timeout (${config.listen_timeout} ms); counting it as online` })
+      }
+      return result
+    }
+    if (event.name === 'kill' && state.status === STATUS.STOPPING) {
+      return { state, effects: [{ type: 'log', level: 'warn', message: `still running after kill_timeout (${config.kill_timeout} ms); sending SIGKILL` }, { type: 'kill-tree' }] }
+    }
+    if (event.name === 'retry' && (state.status === STATUS.WAITING || state.status === STATUS.ERRORED)) {
+      return spawn(state, state.restarts + 1)
+    }
+    return undefined
+  },
+
+  reset (config, state) {
+    return { state: { ...state, restarts: 0, unstableRestarts: 0, backoff: 0, crashLoops: 0 }, effects: [] }
+  }
+}
+
+/**
+ * @param {WorkerState} state
+ * @param {number} restarts
+ * @returns {{ state: WorkerState, effects: Effect[] }}
+ */
+function spawn (state, restarts) {
+  return {
+    state: { ...state, status: STATUS.STARTING, restarts, retryAt: null, then: null },
+    effects: [{ type: 'clear-timer', name: 'retry' }, { type: 'spawn' }]
+  }
+}
+
+/** @param {WorkerState} state */
+function online (state) {
+  return {
+    state: { ...state, status: STATUS.ONLINE },
+    effects: /** @type {Effect[]} */ ([{ type: 'clear-timer', name: 'ready' }])
+  }
+}
+
+/**
+ * The worker is down on purpose: start it again, remove it, or leave it stopped.
+ * @param {WorkerState} state
+ * @param {Effect[]} effects
+ * @returns {{ state: WorkerState, effects: Effect[] }}
+ */
+function afterStopped (state, effects) {
+  if (state.then === 'start') {
+    const next = spawn({ ...state, status: STATUS.STOPPED }, state.restarts + 1)
+    return { state: next.state, effects: [...effects, ...next.effects] }
+  }
+  if (state.then === 'remove') return { state: { ...state, status: STATUS.STOPPED, then: null }, effects: [...effects, { type: 'remove' }] }
+  return { state: { ...state, status: STATUS.STOPPED, then: null }, effects }
+}

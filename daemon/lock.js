@@ -1,0 +1,48 @@
+// @ts-check
+// One daemon per SUP_HOME: daemon.pid is created exclusively and holds the owner's pid.
+import { readFileSync, unlinkSync, writeFileSync } from 'node:fs'
+import { SupError } from '../ipc/errors.js'
+import { sendSignal } from './process-tree.js'
+
+/**
+ * Take the lock or throw SUP_ERR_DAEMON_ALREADY_RUNNING. A lock left by a dead daemon is
+ * taken over.
+ * @param {string} pidFile
+ * @param {string} home
+ * @returns {() => void} releases the lock
+ */
+export function acquireLock (pidFile, home) {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(pidFile, `${process.pid}\n`, { flag: 'wx', mode: 0o600 })
+      return () => releaseLock(pidFile)
+    } catch (err) {
+      if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'EEXIST') throw err
+    }
+    const owner = readOwner(pidFile)
+    if (owner !== null && owner !== process.pid && sendSignal(owner, 0)) {
+      throw new SupError('SUP_ERR_DAEMON_ALREADY_RUNNING', { home, pid: owner })
+    }
+    // Stale: its daemon is gone (kill -9, reboot). Two starters racing over a stale lock is
+    // the one case this does not settle; the socket bind that follows is the second guard.
+    try { unlinkSync(pidFile) } catch {}
+  }
+  throw new SupError('SUP_ERR_DAEMON_ALREADY_RUNNING', { home, pid: readOwner(pidFile) ?? 'unknown' })
+}
+
+/** @param {string} pidFile */
+function readOwner (pidFile) {
+  try {
+    const pid = Number.parseInt(readFileSync(pidFile, 'utf8'), 10)
+    return Number.isInteger(pid) && pid > 0 ? pid : null
+  } catch {
+    return null
+  }
+}
+
+/** @param {string} pidFile */
+function releaseLock (pidFile) {
+  if (readOwner(pidFile) === process.pid) {
+    try { unlinkSync(pidFile) } catch {}
+  }
+}

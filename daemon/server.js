@@ -1,0 +1,108 @@
+// @ts-check
+// The daemon's socket: ws over a unix socket (design §5). Every request is decoded and
+// validated before a handler sees it; every failure goes back as a coded error.
+import { chmod, unlink } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import { WebSocketServer } from 'ws'
+import { SupError, toSupError } from '../ipc/errors.js'
+import { decodeRequest, encodeError, encodeEvent, encodeResult } from '../ipc/protocol.js'
+import { HANDLERS } from './handlers.js'
+
+/** A subscriber this far behind (bytes queued) misses events rather than grow our memory. */
+const MAX_BUFFERED = 4 * 1024 * 1024
+
+/**
+ * @param {{ socketPath: string, logger: import('pino').Logger, context: Omit<import('./handlers.js').HandlerContext, 'subscribe'> }} options
+ */
+export async function startServer ({ socketPath, logger, context }) {
+  const http = createServer((req, res) => {
+    res.writeHead(426).end()
+  })
+  const wss = new WebSocketServer({ server: http, perMessageDeflate: false, maxPayload: 16 * 1024 * 1024 })
+  /** @type {Map<import('ws').WebSocket, { topics: Set<string>, apps: Set<string> | null }>} */
+  const subscribers = new Map()
+
+  wss.on('connection', (ws) => {
+    ws.on('error', (err) => logger.debug({ err }, 'client socket error'))
+    ws.on('close', () => subscribers.delete(ws))
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) {
+        ws.send(encodeError(null, new SupError('SUP_ERR_IPC_BAD_MESSAGE', { reason: 'binary frames are not accepted' })))
+        return
+      }
+      handleRequest(ws, data.toString())
+    })
+  })
+
+  /**
+   * @param {import('ws').WebSocket} ws
+   * @param {string} text
+   */
+  async function handleRequest (ws, text) {
+    /** @type {number | null} */
+    let id = null
+    try {
+      const request = decodeRequest(text)
+      id = request.id
+      const ctx = {
+        ...context,
+        subscribe: (/** @type {string[]} */ topics, /** @type {string[] | undefined} */ apps) => {
+          subscribers.set(ws, { topics: new Set(topics), apps: apps && apps.length > 0 ? new Set(apps) : null })
+        }
+      }
+      const result = await HANDLERS[request.method](request.params, ctx)
+      send(ws, encodeResult(id, result))
+    } catch (err) {
+      const supErr = toSupError(err)
+      if (supErr.code === 'SUP_ERR_INTERNAL') logger.error({ err }, 'request failed')
+      const requestId = /** @type {any} */ (err)?.requestId
+      send(ws, encodeError(id ?? (Number.isInteger(requestId) ? requestId : null), supErr))
+    }
+  }
+
+  /**
+   * @param {string} topic
+   * @param {{ name?: string, app?: string, id?: number }} data
+   */
+  function publish (topic, data) {
+    if (subscribers.size === 0) return
+    let frame = null
+    for (const [ws, sub] of subscribers) {
+      if (!sub.topics.has(topic)) continue
+      if (sub.apps && !sub.apps.has(String(data.name ?? data.app)) && !sub.apps.has(String(data.id))) continue
+      if (ws.bufferedAmount > MAX_BUFFERED) continue
+      frame ??= encodeEvent(topic, data)
+      ws.send(frame)
+    }
+  }
+
+  await unlink(socketPath).catch(() => {})
+  await new Promise((resolve, reject) => {
+    http.once('error', reject)
+    http.listen(socketPath, () => {
+      http.off('error', reject)
+      resolve(undefined)
+    })
+  })
+  await chmod(socketPath, 0o600)
+
+  return {
+    publish,
+    /** Close every connection and the socket. */
+    async close () {
+      for (const ws of wss.clients) ws.close(1001, 'daemon shutting down')
+      await new Promise((resolve) => wss.close(() => resolve(undefined)))
+      await new Promise((resolve) => http.close(() => resolve(undefined)))
+      for (const ws of wss.clients) ws.terminate()
+      await unlink(socketPath).catch(() => {})
+    }
+  }
+}
+
+/**
+ * @param {import('ws').WebSocket} ws
+ * @param {string} frame
+ */
+function send (ws, frame) {
+  if (ws.readyState === ws.OPEN) ws.send(frame)
+}

@@ -1,0 +1,135 @@
+// @ts-check
+// Start one worker process, in cluster mode (the daemon is the node:cluster primary and the
+// user's script is the worker's real entry point) or fork mode (child_process.spawn, argv as
+// an array, never a shell). Both come back as the same small handle.
+import { spawn } from 'node:child_process'
+import cluster from 'node:cluster'
+import { EventEmitter } from 'node:events'
+import { fileURLToPath } from 'node:url'
+
+export const AGENT_PATH = fileURLToPath(new URL('./agent/agent.cjs', import.meta.url))
+
+/**
+ * @typedef {object} SpawnedWorker
+ * @property {number | undefined} pid
+ * @property {boolean} ownGroup true when the worker leads its own process group
+ * @property {import('node:stream').Readable | null} stdout
+ * @property {import('node:stream').Readable | null} stderr
+ * @property {(message: unknown) => void} send
+ * @property {EventEmitter} events 'exit' (code, signal), 'listening', 'ready', 'message' (msg)
+ */
+
+/**
+ * The worker's environment: the caller's shell, then the app's own env, then the instance variables.
+ * @param {import('../ipc/app-config.js').AppConfig} config
+ * @param {Record<string, string>} shellEnv
+ * @param {number} instance
+ * @returns {Record<string, string>}
+ */
+export function buildWorkerEnv (config, shellEnv, instance) {
+  const env = { ...shellEnv, ...config.env, [config.instance_var]: String(instance) }
+  if (config.increment_var) {
+    const base = Number(env[config.increment_var])
+    if (Number.isFinite(base)) env[config.increment_var] = String(base + instance)
+  }
+  return env
+}
+
+/**
+ * @param {import('../ipc/app-config.js').AppConfig} config
+ * @param {Record<string, string>} env
+ * @returns {SpawnedWorker}
+ */
+export function spawnWorker (config, env) {
+  return config.exec_mode === 'cluster' ? forkClusterWorker(config, env) : spawnForkWorker(config, env)
+}
+
+/**
+ * @param {import('../ipc/app-config.js').AppConfig} config
+ * @param {Record<string, string>} env
+ * @returns {SpawnedWorker}
+ */
+function forkClusterWorker (config, env) {
+  cluster.setupPrimary({
+    exec: config.script,
+    args: config.args,
+    execArgv: [...config.interpreter_args, '--require', AGENT_PATH],
+    cwd: config.cwd,
+    silent: true
+  })
+  const worker = cluster.fork(env)
+  const events = new EventEmitter()
+  worker.on('listening', () => events.emit('listening'))
+  worker.on('message', (message) => forwardMessage(events, message))
+  worker.on('exit', (code, signal) => events.emit('exit', code, signal))
+  // A worker whose IPC channel breaks is still watched through its 'exit'.
+  worker.on('error', () => {})
+  return {
+    pid: worker.process.pid,
+    ownGroup: false,
+    stdout: worker.process.stdout,
+    stderr: worker.process.stderr,
+    send: (message) => { if (worker.isConnected()) worker.send(/** @type {any} */ (message), undefined, () => {}) },
+    events
+  }
+}
+
+/**
+ * @param {import('../ipc/app-config.js').AppConfig} config
+ * @param {Record<string, string>} env
+ * @returns {SpawnedWorker}
+ */
+function spawnForkWorker (config, env) {
+  const { command, args, node } = buildCommand(config)
+  const child = spawn(command, args, {
+    cwd: config.cwd,
+    env: { ...process.env, ...env },
+    stdio: node ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so the whole tree can be signalled at once.
+    detached: true,
+    windowsHide: true
+  })
+  const events = new EventEmitter()
+  let exited = false
+  /** @param {number | null} code @param {string | null} signal */
+  const onExit = (code, signal) => {
+    if (exited) return
+    exited = true
+    events.emit('exit', code, signal)
+  }
+  child.on('exit', onExit)
+  // spawn failures (ENOENT, EACCES) come as 'error' without an 'exit'.
+  child.on('error', () => { if (child.pid === undefined) queueMicrotask(() => onExit(127, null)) })
+  child.on('message', (message) => forwardMessage(events, message))
+  return {
+    pid: child.pid,
+    ownGroup: true,
+    stdout: child.stdout,
+    stderr: child.stderr,
+    send: (message) => { if (child.connected) child.send(/** @type {any} */ (message), undefined, {}, () => {}) },
+    events
+  }
+}
+
+/**
+ * argv for a fork-mode worker.
+ * @param {import('../ipc/app-config.js').AppConfig} config
+ */
+export function buildCommand (config) {
+  if (config.interpreter === null) {
+    return { command: process.execPath, args: [...config.interpreter_args, '--require', AGENT_PATH, config.script, ...config.args], node: true }
+  }
+  if (config.interpreter === 'none') return { command: config.script, args: config.args, node: false }
+  return { command: config.interpreter, args: [...config.interpreter_args, config.script, ...config.args], node: false }
+}
+
+/**
+ * Sort a worker's messages into what the lifecycle cares about.
+ * @param {EventEmitter} events
+ * @param {unknown} message
+ */
+function forwardMessage (events, message) {
+  if (message === 'ready') events.emit('ready')
+  else if (message && typeof message === 'object' && /** @type {any} */ (message).sup === 'listening') events.emit('listening')
+  else events.emit('message', message)
+}

@@ -1,0 +1,226 @@
+// @ts-check
+// The app registry: which apps exist, their immutable config, and their workers. RPC
+// handlers call it; it turns requests into lifecycle events and waits on their outcome.
+import { EventEmitter } from 'node:events'
+import { SupError } from '../ipc/errors.js'
+import { STATUS } from './lifecycle.js'
+import { LogSink } from './log-sink.js'
+import { Worker } from './worker.js'
+
+/** Extra time an operation waits beyond the app's own timeouts before answering anyway. */
+const SETTLE_GRACE = 2000
+
+/**
+ * @typedef {import('./worker.js').AppRuntime & { workers: Worker[] }} App
+ */
+
+const isSettled = (/** @type {import('./lifecycle.js').WorkerState} */ s) => s.status !== STATUS.STARTING && s.status !== STATUS.STOPPING
+const isDown = (/** @type {import('./lifecycle.js').WorkerState} */ s) => s.status === STATUS.STOPPED
+
+export class Supervisor extends EventEmitter {
+  /**
+   * @param {{ logsDir: string, logger: import('pino').Logger, now?: () => number }} options
+   */
+  constructor ({ logsDir, logger, now = Date.now }) {
+    super()
+    this.logsDir = logsDir
+    this.logger = logger
+    this.now = now
+    /** @type {Map<string, App>} */
+    this.apps = new Map()
+    this.nextId = 0
+  }
+
+  /**
+   * Register and start apps; resolves once every new worker is online or has settled otherwise.
+   * @param {import('../ipc/app-config.js').AppConfig[]} configs
+   * @param {Record<string, string>} shellEnv
+   */
+  async start (configs, shellEnv) {
+    const names = new Set()
+    for (const config of configs) {
+      if (this.apps.has(config.name) || names.has(config.name)) throw new SupError('SUP_ERR_APP_ALREADY_EXISTS', { name: config.name })
+      names.add(config.name)
+    }
+    const started = []
+    for (const config of configs) {
+      const app = this.addApp(Object.freeze({ ...config }), shellEnv)
+      this.logger.info({ app: config.name, mode: config.exec_mode, instances: config.instances }, 'starting app')
+      for (const worker of app.workers) worker.dispatch({ type: 'start' })
+      started.push(...app.workers)
+    }
+    await this.settle(started, isSettled)
+    return started.map((w) => w.row())
+  }
+
+  /**
+   * @param {import('../ipc/app-config.js').AppConfig} config
+   * @param {Record<string, string>} shellEnv
+   * @returns {App}
+   */
+  addApp (config, shellEnv) {
+    const logs = new LogSink({ config, logsDir: this.logsDir, logger: this.logger })
+    logs.on('line', (entry) => this.emit('log', entry))
+    /** @type {App} */
+    const app = { config, shellEnv, logs, workers: [] }
+    for (let instance = 0; instance < config.instances; instance++) this.addWorker(app, instance)
+    this.apps.set(config.name, app)
+    return app
+  }
+
+  /**
+   * @param {App} app
+   * @param {number} instance
+   */
+  addWorker (app, instance) {
+    const worker = new Worker({ id: this.nextId++, instance, app, logger: this.logger, now: this.now })
+    worker.on('state', (row) => this.emit('app.state', row))
+    worker.on('remove', () => this.removeWorker(app, worker))
+    app.workers.push(worker)
+    return worker
+  }
+
+  /**
+   * @param {App} app
+   * @param {Worker} worker
+   */
+  removeWorker (app, worker) {
+    app.workers = app.workers.filter((w) => w !== worker)
+    this.emit('app.state', { ...worker.row(), status: 'deleted' })
+    if (app.workers.length === 0 && this.apps.get(app.config.name) === app) {
+      this.apps.delete(app.config.name)
+      app.logs.close()
+      this.logger.info({ app: app.config.name }, 'app deleted')
+    }
+  }
+
+  /**
+   * Workers named by targets: an app name, a worker id, or "all".
+   * @param {string[]} targets
+   * @returns {Worker[]}
+   */
+  resolve (targets) {
+    const found = new Set()
+    for (const target of targets) {
+      const matched = this.match(target)
+      if (matched.length === 0 && target !== 'all') throw new SupError('SUP_ERR_APP_NOT_FOUND', { target })
+      for (const worker of matched) found.add(worker)
+    }
+    return [...found]
+  }
+
+  /** @param {string} target */
+  match (target) {
+    if (target === 'all') return [...this.apps.values()].flatMap((app) => app.workers)
+    const app = this.apps.get(target)
+    if (app) return [...app.workers]
+    if (/^\d+$/.test(target)) {
+      const id = Number(target)
+      for (const a of this.apps.values()) {
+        const worker = a.workers.find((w) => w.id === id)
+        if (worker) return [worker]
+      }
+    }
+    return []
+  }
+
+  /** @param {string[]} targets */
+  async stop (targets) {
+    const workers = this.resolve(targets)
+    for (const worker of workers) worker.dispatch({ type: 'stop' })
+    await this.settle(workers, isDown)
+    return workers.map((w) => w.row())
+  }
+
+  /** @param {string[]} targets */
+  async restart (targets) {
+    const workers = this.resolve(targets)
+    for (const worker of workers) {
+      if (worker.state.status === STATUS.ONLINE || worker.state.status === STATUS.STARTING || worker.state.status === STATUS.STOPPING) {
+        worker.dispatch({ type: 'stop', then: 'start' })
+      } else {
+        worker.dispatch({ type: 'start' })
+      }
+    }
+    // A restarted worker passes through stopping and starting; wait until it is past both.
+    await this.settle(workers, (s) => isSettled(s) && s.then === null)
+    return workers.map((w) => w.row())
+  }
+
+  /** @param {string[]} targets */
+  async delete (targets) {
+    const workers = this.resolve(targets)
+    const gone = workers.map((worker) => new Promise((resolve) => worker.once('remove', resolve)))
+    for (const worker of workers) worker.dispatch({ type: 'stop', then: 'remove' })
+    await Promise.all(gone)
+    return workers.map((w) => ({ ...w.row(), status: 'deleted' }))
+  }
+
+  /** @param {string[]} targets */
+  reset (targets) {
+    const workers = this.resolve(targets)
+    for (const worker of workers) worker.dispatch({ type: 'reset' })
+    return workers.map((w) => w.row())
+  }
+
+  /**
+   * @param {string[]} targets
+   * @param {NodeJS.Signals} signal
+   */
+  signal (targets, signal) {
+    const workers = this.resolve(targets)
+    const signalled = []
+    for (const worker of workers) {
+      if (worker.state.pid !== null) {
+        process.kill(worker.state.pid, signal)
+        signalled.push(worker.row())
+      }
+    }
+    return signalled
+  }
+
+  list () {
+    return [...this.apps.values()].flatMap((app) => app.workers.map((w) => w.row()))
+  }
+
+  /** @param {string} target */
+  describe (target) {
+    const workers = this.resolve([target])
+    const app = workers[0].app
+    return {
+      name: app.config.name,
+      config: app.config,
+      logs: app.logs.paths(),
+      workers: workers.map((w) => w.row())
+    }
+  }
+
+  /**
+   * The apps whose logs a target names (all apps for null/"all").
+   * @param {string | null | undefined} target
+   */
+  logSinks (target) {
+    if (!target || target === 'all') return [...this.apps.values()].map((app) => app.logs)
+    return [...new Set(this.resolve([target]).map((w) => w.app.logs))]
+  }
+
+  /** Stop every app (daemon shutdown). */
+  async stopAll () {
+    const workers = this.list().length > 0 ? this.resolve(['all']) : []
+    for (const worker of workers) worker.dispatch({ type: 'stop' })
+    await this.settle(workers, isDown)
+    for (const app of this.apps.values()) app.logs.close()
+  }
+
+  /**
+   * Wait until every worker satisfies `predicate`, bounded by the slowest timeout that applies.
+   * @param {Worker[]} workers
+   * @param {(state: import('./lifecycle.js').WorkerState) => boolean} predicate
+   */
+  async settle (workers, predicate) {
+    if (workers.length === 0) return
+    const longest = Math.max(...workers.map((w) => Math.max(w.app.config.listen_timeout, w.app.config.min_uptime) + w.app.config.kill_timeout))
+    const signal = AbortSignal.timeout(longest + SETTLE_GRACE)
+    await Promise.all(workers.map((w) => w.when(predicate, signal)))
+  }
+}

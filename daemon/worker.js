@@ -1,0 +1,194 @@
+// @ts-check
+// One worker slot of an app: holds its lifecycle state and carries out the effects the pure
+// transition table asks for (spawn, signals, timers). The only place that does so.
+import { EventEmitter } from 'node:events'
+import { STATUS, initialState, transition } from './lifecycle.js'
+import { listDescendants, sendSignal, signalRecorded } from './process-tree.js'
+import { buildWorkerEnv, spawnWorker } from './spawn-worker.js'
+
+/**
+ * @typedef {object} AppRuntime what a worker needs of its app
+ * @property {import('../ipc/app-config.js').AppConfig} config
+ * @property {Record<string, string>} shellEnv
+ * @property {import('./log-sink.js').LogSink} logs
+
+ *
+ * @typedef {import('../ipc/methods.js').WorkerRow} WorkerRow
+ */
+
+export class Worker extends EventEmitter {
+  /**
+   * @param {{ id: number, instance: number, app: AppRuntime, logger: import('pino').Logger, now?: () => number }} options
+   */
+  constructor ({ id, instance, app, logger, now = Date.now }) {
+    super()
+    this.id = id
+    this.instance = instance
+    this.app = app
+    this.now = now
+    this.logger = logger.child({ app: app.config.name, id, instance })
+    this.state = initialState()
+    /** @type {import('./spawn-worker.js').SpawnedWorker | null} */
+    this.proc = null
+    /** @type {Map<string, NodeJS.Timeout>} */
+    this.timers = new Map()
+    /** Descendants recorded when a stop began, killed if they outlive the worker. */
+    /** @type {import('./process-tree.js').ProcInfo[]} */
+    this.tree = []
+    /** Filled by the metrics sampler once it exists; `ls` only ever reads it. */
+    this.usage = { cpu: 0, memory: 0 }
+    /** @type {import('./lifecycle.js').WorkerEvent[]} */
+    this.queue = []
+    this.dispatching = false
+  }
+
+  /**
+   * Feed an event to the lifecycle. Events raised while effects run are queued, so every
+   * transition sees the state the previous one left.
+   * @param {import('./lifecycle.js').WorkerEvent} event
+   */
+  dispatch (event) {
+    this.queue.push(event)
+    if (this.dispatching) return
+    this.dispatching = true
+    try {
+      while (this.queue.length > 0) {
+        const next = /** @type {import('./lifecycle.js').WorkerEvent} */ (this.queue.shift())
+        const before = this.state
+        const { state, effects } = transition(this.app.config, before, next, this.now())
+        this.state = state
+        for (const effect of effects) this.run(effect)
+        if (state.status !== before.status || state.pid !== before.pid) this.emit('state', this.row())
+      }
+    } finally {
+      this.dispatching = false
+    }
+  }
+
+  /** @param {import('./lifecycle.js').Effect} effect */
+  run (effect) {
+    switch (effect.type) {
+      case 'spawn': this.spawn(); break
+      // The async ones report their own failures; the lifecycle moves on through events.
+      case 'graceful-stop': this.stopGracefully(this.proc); break
+      case 'kill-tree': this.killTree(this.proc); break
+      case 'reap-orphans': this.reapOrphans(this.proc); break
+      case 'remove': this.emit('remove'); break
+      case 'set-timer': this.setTimer(effect.name, effect.ms); break
+      case 'clear-timer': this.clearTimer(effect.name); break
+      case 'log': this.logger[effect.level](effect.message); break
+    }
+  }
+
+  spawn () {
+    const { config, shellEnv, logs } = this.app
+    const proc = spawnWorker(config, buildWorkerEnv(config, shellEnv, this.instance))
+    this.proc = proc
+    logs.attach(proc.stdout, { id: this.id, instance: this.instance, stream: 'out' })
+    logs.attach(proc.stderr, { id: this.id, instance: this.instance, stream: 'err' })
+    // Events of a process we have already replaced are stale and dropped.
+    const current = () => this.proc === proc
+    proc.events.on('exit', (code, signal) => { if (current()) this.dispatch({ type: 'exit', code, signal }) })
+    proc.events.on('listening', () => { if (current()) this.dispatch({ type: 'listening' }) })
+    proc.events.on('ready', () => { if (current()) this.dispatch({ type: 'ready' }) })
+    proc.events.on('message', (message) => { if (current()) this.emit('message', message) })
+    if (proc.pid !== undefined) {
+      this.logger.info({ workerPid: proc.pid }, 'spawned')
+      this.dispatch({ type: 'spawned', pid: proc.pid })
+    }
+  }
+
+  /**
+   * Record the tree first: once the worker exits its children are re-parented and lost to us.
+   * @param {import('./spawn-worker.js').SpawnedWorker | null} proc
+   */
+  async stopGracefully (proc) {
+    if (!proc?.pid) return
+    this.tree = await listDescendants(proc.pid).catch(() => [])
+    if (this.proc !== proc || this.state.status !== STATUS.STOPPING) return
+    if (this.app.config.shutdown_with_message) proc.send('shutdown')
+    else sendSignal(proc.pid, 'SIGINT')
+  }
+
+  /** @param {import('./spawn-worker.js').SpawnedWorker | null} proc */
+  async killTree (proc) {
+    if (!proc?.pid) return
+    const tree = await listDescendants(proc.pid).catch(() => [])
+    this.tree = [...this.tree, ...tree]
+    if (proc.ownGroup) sendSignal(-proc.pid, 'SIGKILL')
+    sendSignal(proc.pid, 'SIGKILL')
+    await signalRecorded(this.tree, 'SIGKILL')
+  }
+
+  /**
+   * Whatever the worker left behind dies with it: its process group (fork mode) and the
+   * descendants recorded when the stop began.
+   * @param {import('./spawn-worker.js').SpawnedWorker | null} proc
+   */
+  async reapOrphans (proc) {
+    if (proc?.ownGroup && proc.pid) sendSignal(-proc.pid, 'SIGKILL')
+    const tree = this.tree
+    this.tree = []
+    const killed = await signalRecorded(tree, 'SIGKILL')
+    if (killed > 0) this.logger.info({ killed }, 'killed processes the worker left behind')
+  }
+
+  /**
+   * @param {import('./lifecycle.js').TimerName} name
+   * @param {number} ms
+   */
+  setTimer (name, ms) {
+    this.clearTimer(name)
+    this.timers.set(name, setTimeout(() => {
+      this.timers.delete(name)
+      this.dispatch({ type: 'timer', name })
+    }, ms))
+  }
+
+  /** @param {import('./lifecycle.js').TimerName} name */
+  clearTimer (name) {
+    clearTimeout(this.timers.get(name))
+    this.timers.delete(name)
+  }
+
+  /**
+   * Resolves once `predicate` holds for this worker's state (checked now and on every change).
+   * @param {(state: import('./lifecycle.js').WorkerState) => boolean} predicate
+   * @param {AbortSignal} [signal] gives up quietly when aborted
+   * @returns {Promise<void>}
+   */
+  when (predicate, signal) {
+    return new Promise((resolve) => {
+      if (predicate(this.state) || signal?.aborted) return resolve()
+      const done = () => {
+        this.off('state', check)
+        signal?.removeEventListener('abort', done)
+        resolve()
+      }
+      const check = () => { if (predicate(this.state)) done() }
+      this.on('state', check)
+      signal?.addEventListener('abort', done, { once: true })
+    })
+  }
+
+  /** @returns {WorkerRow} */
+  row () {
+    const { state } = this
+    const running = state.status === STATUS.ONLINE || state.status === STATUS.STARTING || state.status === STATUS.STOPPING
+    return {
+      id: this.id,
+      name: this.app.config.name,
+      instance: this.instance,
+      pid: state.pid,
+      status: state.status,
+      mode: this.app.config.exec_mode,
+      restarts: state.restarts,
+      uptime: running && state.startedAt !== null ? this.now() - state.startedAt : 0,
+      cpu: running ? this.usage.cpu : 0,
+      memory: running ? this.usage.memory : 0,
+      unstable_restarts: state.unstableRestarts,
+      retry_at: state.retryAt,
+      last_exit: state.lastExit
+    }
+  }
+}

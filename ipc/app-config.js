@@ -1,0 +1,114 @@
+// @ts-check
+// The normalised app config: what the CLI sends in app.start and what the daemon keeps.
+// It is immutable once validated; runtime state (pid, status, restarts) lives elsewhere.
+
+/**
+ * @typedef {object} AppConfig
+ * @property {string} name
+ * @property {string} script absolute path, or a command found on PATH
+ * @property {string[]} args
+ * @property {string} cwd absolute
+ * @property {'cluster' | 'fork'} exec_mode
+ * @property {number} instances
+ * @property {string | null} interpreter null runs the script with the daemon's own node
+ * @property {string[]} interpreter_args node args for node apps, interpreter args otherwise
+ * @property {Record<string, string>} env the app's own env (config + --env), not the caller's shell
+ * @property {string} instance_var
+ * @property {string | null} increment_var
+ * @property {boolean} wait_ready
+ * @property {number} listen_timeout ms
+ * @property {number} kill_timeout ms
+ * @property {boolean} shutdown_with_message
+ * @property {number} max_restarts
+ * @property {number} min_uptime ms
+ * @property {number} restart_delay ms
+ * @property {number} exp_backoff_restart_delay ms, 0 = off
+ * @property {boolean} autorestart
+ * @property {number[]} stop_exit_codes
+ * @property {number | null} max_memory_restart bytes
+ * @property {string | null} out_file
+ * @property {string | null} error_file
+ * @property {boolean} merge_logs
+ * @property {boolean} time prefix log lines with a timestamp
+ * @property {'raw' | 'json'} log_type
+ * @property {string | null} cron_restart
+ * @property {boolean} watch
+ * @property {string | null} source the config file it came from
+ */
+
+/** Names become file names (logs) and CLI targets, so they are kept to a safe alphabet. */
+export const APP_NAME_PATTERN = /^(?![.-])[A-Za-z0-9._-]{1,64}$/
+
+/** PM2's defaults where PM2 has the key; kill_timeout is longer to give apps time to drain. */
+export const APP_DEFAULTS = Object.freeze({
+  args: [],
+  exec_mode: /** @type {'fork'} */ ('fork'),
+  instances: 1,
+  interpreter: null,
+  interpreter_args: [],
+  env: {},
+  instance_var: 'NODE_APP_INSTANCE',
+  increment_var: null,
+  wait_ready: false,
+  listen_timeout: 8000,
+  kill_timeout: 5000,
+  shutdown_with_message: false,
+  max_restarts: 16,
+  min_uptime: 1000,
+  restart_delay: 0,
+  exp_backoff_restart_delay: 0,
+  autorestart: true,
+  stop_exit_codes: [],
+  max_memory_restart: null,
+  out_file: null,
+  error_file: null,
+  merge_logs: false,
+  time: false,
+  log_type: /** @type {'raw'} */ ('raw'),
+  cron_restart: null,
+  watch: false,
+  source: null
+})
+
+const ms = /** @type {const} */ ({ type: 'integer', minimum: 0, maximum: 2 ** 31 - 1 })
+const str = /** @type {const} */ ({ type: 'string', maxLength: 4096 })
+const nullableStr = /** @type {const} */ ({ anyOf: [str, { type: 'null' }] })
+const strList = /** @type {const} */ ({ type: 'array', items: str, maxItems: 1024 })
+
+/** @type {import('./schema.js').Schema} */
+export const APP_CONFIG_SCHEMA = {
+  type: 'object',
+  required: Object.keys(APP_DEFAULTS).concat(['name', 'script', 'cwd']),
+  properties: {
+    name: { type: 'string', pattern: APP_NAME_PATTERN },
+    script: { type: 'string', minLength: 1, maxLength: 4096 },
+    args: strList,
+    cwd: { type: 'string', minLength: 1, maxLength: 4096 },
+    exec_mode: { type: 'string', enum: ['cluster', 'fork'] },
+    instances: { type: 'integer', minimum: 1, maximum: 1024 },
+    interpreter: nullableStr,
+    interpreter_args: strList,
+    env: { type: 'record', values: { type: 'string', maxLength: 1 << 20 } },
+    instance_var: { type: 'string', minLength: 1, maxLength: 256 },
+    increment_var: nullableStr,
+    wait_ready: { type: 'boolean' },
+    listen_timeout: ms,
+    kill_timeout: ms,
+    shutdown_with_message: { type: 'boolean' },
+    max_restarts: { type: 'integer', minimum: 0, maximum: 1e9 },
+    min_uptime: ms,
+    restart_delay: ms,
+    exp_backoff_restart_delay: ms,
+    autorestart: { type: 'boolean' },
+    stop_exit_codes: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 255 }, maxItems: 256 },
+    max_memory_restart: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }] },
+    out_file: nullableStr,
+    error_file: nullableStr,
+    merge_logs: { type: 'boolean' },
+    time: { type: 'boolean' },
+    log_type: { type: 'string', enum: ['raw', 'json'] },
+    cron_restart: nullableStr,
+    watch: { type: 'boolean' },
+    source: nullableStr
+  }
+}

@@ -1,0 +1,81 @@
+// @ts-check
+// One registry of every error sup can report. Each code maps to a message template
+// whose {placeholders} are filled from `details`; docs/errors.md lists every code and a
+// test keeps the two in step.
+
+/** @type {Record<string, { message: string, exitCode?: number }>} */
+export const ERRORS = {
+  SUP_ERR_IPC_BAD_MESSAGE: { message: 'malformed message: {reason}' },
+  SUP_ERR_IPC_UNKNOWN_METHOD: { message: 'unknown method "{method}"' },
+  SUP_ERR_IPC_INVALID_PARAMS: { message: 'invalid params for {method}: {reason}' },
+  SUP_ERR_IPC_VERSION_MISMATCH: { message: 'the running daemon speaks protocol {daemon}, this CLI speaks {client} (run "sup kill" to restart the daemon)' },
+  SUP_ERR_IPC_CONNECTION_LOST: { message: 'lost the connection to the daemon ({reason})' },
+  SUP_ERR_IPC_TIMEOUT: { message: 'the daemon did not answer {method} within {ms} ms' },
+  SUP_ERR_DAEMON_UNREACHABLE: { message: 'no daemon is running for {home} (any "sup start" starts one)' },
+  SUP_ERR_DAEMON_START_FAILED: { message: 'the daemon failed to start: {reason} (see {log})' },
+  SUP_ERR_DAEMON_ALREADY_RUNNING: { message: 'a daemon is already running for {home} (pid {pid})' },
+  SUP_ERR_DAEMON_SHUTTING_DOWN: { message: 'the daemon is shutting down; try again in a moment' },
+  SUP_ERR_APP_NOT_FOUND: { message: 'app "{target}" not found (sup ls lists apps)' },
+  SUP_ERR_APP_ALREADY_EXISTS: { message: 'app "{name}" already exists (sup restart {name}, or start it with another --name)' },
+  SUP_ERR_APP_NAME_INVALID: { message: 'app name "{name}" is not allowed: use letters, digits, ".", "_" and "-", not starting with "." or "-", at most 64 characters' },
+  SUP_ERR_APP_SIGNAL_INVALID: { message: 'unknown signal "{signal}" (try SIGUSR2, SIGHUP or SIGTERM)' },
+  SUP_ERR_CONFIG_SCRIPT_NOT_FOUND: { message: 'script "{script}" not found (looked in {cwd})' },
+  SUP_ERR_CONFIG_SCRIPT_IS_DIRECTORY: { message: '"{script}" is a directory: name the file to run, e.g. {script}/index.js' },
+  SUP_ERR_CONFIG_INVALID_INSTANCES: { message: 'invalid instance count "{value}" (use a number, "max", 0 for max, or -N for CPUs minus N)' },
+  SUP_ERR_CONFIG_INVALID_OPTION: { message: 'invalid {option} "{value}": {reason}' },
+  SUP_ERR_CONFIG_FILE_NOT_FOUND: { message: 'config file "{file}" not found' },
+  SUP_ERR_CONFIG_FILE_SYNTAX: { message: 'config file {file}{where} could not be read: {reason}' },
+  SUP_ERR_CONFIG_FILE_NO_APPS: { message: 'config file {file} has no apps (export { apps: [ { name, script } ] })' },
+  SUP_ERR_CONFIG_ONLY_NO_MATCH: { message: '--only {only} matches no app in {file} (it has: {names})' },
+  SUP_ERR_CONFIG_CWD_NOT_FOUND: { message: 'working directory "{cwd}" does not exist' },
+  SUP_ERR_CLI_USAGE: { message: '{reason}' },
+  SUP_ERR_INTERNAL: { message: 'internal error: {reason} (this is a bug in sup; the daemon log has details)' }
+}
+
+/**
+ * Fill a message template with details.
+ * @param {string} template
+ * @param {Record<string, unknown>} details
+ */
+function formatMessage (template, details) {
+  return template.replace(/\{(\w+)\}/g, (match, key) => key in details ? String(details[key]) : match)
+}
+
+export class SupError extends Error {
+  /**
+   * @param {keyof typeof ERRORS | string} code a code from ERRORS
+   * @param {Record<string, unknown>} [details] values for the message template, kept for machines
+   * @param {{ cause?: unknown, message?: string }} [options]
+   */
+  constructor (code, details = {}, options = {}) {
+    const entry = ERRORS[code] ?? ERRORS.SUP_ERR_INTERNAL
+    super(options.message ?? formatMessage(entry.message, details), { cause: options.cause })
+    this.name = 'SupError'
+    this.code = code
+    this.details = details
+  }
+
+  /** The shape errors take on the wire (design §5). */
+  toJSON () {
+    return { code: this.code, message: this.message, details: this.details }
+  }
+
+  /**
+   * Rebuild an error received from the other side of the socket.
+   * @param {{ code?: string, message?: string, details?: Record<string, unknown> }} wire
+   */
+  static fromJSON (wire) {
+    return new SupError(wire.code ?? 'SUP_ERR_INTERNAL', wire.details ?? {}, { message: wire.message ?? 'unknown error' })
+  }
+}
+
+/**
+ * Wrap anything thrown into a SupError, keeping the original as the cause.
+ * @param {unknown} err
+ * @returns {SupError}
+ */
+export function toSupError (err) {
+  if (err instanceof SupError) return err
+  const reason = err instanceof Error ? err.message : String(err)
+  return new SupError('SUP_ERR_INTERNAL', { reason }, { cause: err })
+}

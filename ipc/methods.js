@@ -1,0 +1,72 @@
+// @ts-check
+// The one table of RPC methods: each method's params schema. The daemon validates every
+// request against it before any handler runs (design §5).
+import { APP_CONFIG_SCHEMA } from './app-config.js'
+
+/** @typedef {import('./schema.js').Schema} Schema */
+
+/**
+ * @typedef {object} WorkerRow one line of `sup ls --json` (design §10)
+ * @property {number} id
+ * @property {string} name
+ * @property {number} instance
+ * @property {number | null} pid
+ * @property {'starting' | 'online' | 'stopping' | 'stopped' | 'waiting' | 'errored'} status
+ * @property {'cluster' | 'fork'} mode
+ * @property {number} restarts
+ * @property {number} uptime ms
+ * @property {number} cpu percent
+ * @property {number} memory bytes
+ * @property {number} unstable_restarts
+ * @property {number | null} retry_at
+ * @property {{ code: number | null, signal: string | null, at: number } | null} last_exit
+ */
+
+export const PROTOCOL_VERSION = 1
+
+export const TOPICS = /** @type {const} */ (['log', 'app.state', 'metrics', 'reload.progress'])
+
+/** A target names an app, a worker id, or "all". */
+const target = /** @type {const} */ ({ type: 'string', minLength: 1, maxLength: 256 })
+const targets = /** @type {const} */ ({ type: 'object', required: ['targets'], properties: { targets: { type: 'array', items: target, minItems: 1, maxItems: 1024 } } })
+const none = /** @type {const} */ ({ type: 'object', properties: {} })
+
+/** @type {Record<string, Schema>} */
+export const METHODS = {
+  hello: { type: 'object', required: ['protocol'], properties: { protocol: { type: 'integer' }, client: { type: 'string', maxLength: 256 } } },
+  'daemon.ping': none,
+  'daemon.kill': none,
+  'app.start': {
+    type: 'object',
+    required: ['apps'],
+    properties: {
+      apps: { type: 'array', items: APP_CONFIG_SCHEMA, minItems: 1, maxItems: 256 },
+      // The caller's shell environment: inherited by the workers, never saved to disk.
+      shellEnv: { type: 'record', values: { type: 'string', maxLength: 1 << 20 } }
+    }
+  },
+  'app.stop': targets,
+  'app.restart': targets,
+  'app.delete': targets,
+  'app.reset': targets,
+  'app.list': none,
+  'app.describe': { type: 'object', required: ['target'], properties: { target } },
+  'app.signal': { type: 'object', required: ['targets', 'signal'], properties: { ...targets.properties, signal: { type: 'string', maxLength: 32 } } },
+  'logs.tail': {
+    type: 'object',
+    properties: {
+      target: { anyOf: [target, { type: 'null' }] },
+      lines: { type: 'integer', minimum: 0, maximum: 100000 },
+      stream: { type: 'string', enum: ['out', 'err', 'both'] }
+    }
+  },
+  'logs.flush': { type: 'object', properties: { target: { anyOf: [target, { type: 'null' }] } } },
+  subscribe: {
+    type: 'object',
+    required: ['topics'],
+    properties: {
+      topics: { type: 'array', items: { type: 'string', enum: TOPICS }, minItems: 1 },
+      apps: { type: 'array', items: target, maxItems: 1024 }
+    }
+  }
+}

@@ -1,0 +1,98 @@
+// @ts-check
+// Frames on the wire (design §5): JSON text, one message per frame, every one carrying "v".
+import { SupError } from './errors.js'
+import { METHODS, PROTOCOL_VERSION } from './methods.js'
+import { validate } from './schema.js'
+
+/**
+ * @typedef {{ v: number, id: number, method: string, params: Record<string, unknown> }} RequestFrame
+ * @typedef {{ v: number, id: number, ok: true, result: unknown }} OkFrame
+ * @typedef {{ v: number, id: number, ok: false, error: { code: string, message: string, details?: Record<string, unknown> } }} ErrorFrame
+ * @typedef {{ v: number, topic: string, data: unknown }} EventFrame
+ */
+
+/**
+ * @param {number} id
+ * @param {string} method
+ * @param {Record<string, unknown>} [params]
+ * @returns {string}
+ */
+export function encodeRequest (id, method, params = {}) {
+  return JSON.stringify({ v: PROTOCOL_VERSION, id, method, params })
+}
+
+/**
+ * @param {number} id
+ * @param {unknown} result
+ */
+export function encodeResult (id, result) {
+  return JSON.stringify({ v: PROTOCOL_VERSION, id, ok: true, result: result ?? null })
+}
+
+/**
+ * @param {number | null} id
+ * @param {SupError} error
+ */
+export function encodeError (id, error) {
+  return JSON.stringify({ v: PROTOCOL_VERSION, id, ok: false, error: error.toJSON() })
+}
+
+/**
+ * @param {string} topic
+ * @param {unknown} data
+ */
+export function encodeEvent (topic, data) {
+  return JSON.stringify({ v: PROTOCOL_VERSION, topic, data })
+}
+
+/**
+ * Parse and check a request frame on the daemon side: shape, known method, valid params.
+ * @param {string} text
+ * @returns {RequestFrame}
+ * @throws {SupError & { requestId?: number }}
+ */
+export function decodeRequest (text) {
+  let frame
+  try {
+    frame = JSON.parse(text)
+  } catch (err) {
+    throw new SupError('SUP_ERR_IPC_BAD_MESSAGE', { reason: 'not JSON' }, { cause: err })
+  }
+  if (typeof frame !== 'object' || frame === null || !Number.isInteger(frame.id) || typeof frame.method !== 'string') {
+    throw new SupError('SUP_ERR_IPC_BAD_MESSAGE', { reason: 'a request needs an integer "id" and a string "method"' })
+  }
+  const id = frame.id
+  const schema = Object.hasOwn(METHODS, frame.method) ? METHODS[frame.method] : undefined
+  if (!schema) throw withId(new SupError('SUP_ERR_IPC_UNKNOWN_METHOD', { method: frame.method }), id)
+  const params = frame.params ?? {}
+  const problem = validate(schema, params)
+  if (problem) throw withId(new SupError('SUP_ERR_IPC_INVALID_PARAMS', { method: frame.method, reason: problem }), id)
+  return { v: frame.v, id, method: frame.method, params }
+}
+
+/**
+ * Parse a frame on the client side: a response or an event.
+ * @param {string} text
+ * @returns {OkFrame | ErrorFrame | EventFrame}
+ */
+export function decodeReply (text) {
+  let frame
+  try {
+    frame = JSON.parse(text)
+  } catch (err) {
+    throw new SupError('SUP_ERR_IPC_BAD_MESSAGE', { reason: 'not JSON' }, { cause: err })
+  }
+  if (typeof frame !== 'object' || frame === null || (typeof frame.topic !== 'string' && typeof frame.ok !== 'boolean')) {
+    throw new SupError('SUP_ERR_IPC_BAD_MESSAGE', { reason: 'neither a response nor an event' })
+  }
+  return frame
+}
+
+/**
+ * @param {SupError} err
+ * @param {number} id
+ * @returns {SupError & { requestId: number }}
+ */
+function withId (err, id) {
+  return Object.assign(err, { requestId: id })
+}

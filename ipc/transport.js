@@ -1,0 +1,97 @@
+// @ts-check
+// The client end of the socket: one ws connection over the daemon's unix socket, requests
+// paired with responses by id, events handed to listeners.
+import { EventEmitter } from 'node:events'
+import WebSocket from 'ws'
+import { SupError } from './errors.js'
+import { socketUrl } from './paths.js'
+import { decodeReply, encodeRequest } from './protocol.js'
+
+/**
+ * Open a connection to the daemon's socket.
+ * @param {string} socketPath
+ * @returns {Promise<Connection>}
+ */
+export function connect (socketPath) {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(socketUrl(socketPath), { perMessageDeflate: false })
+    const onError = (/** @type {Error} */ err) => reject(err)
+    ws.once('error', onError)
+    ws.once('open', () => {
+      ws.off('error', onError)
+      resolve(new Connection(ws))
+    })
+  })
+}
+
+export class Connection extends EventEmitter {
+  /** @param {WebSocket} ws */
+  constructor (ws) {
+    super()
+    this.ws = ws
+    this.nextId = 1
+    /** @type {Map<number, { resolve: (v: any) => void, reject: (e: Error) => void, method: string }>} */
+    this.pending = new Map()
+    ws.on('message', (data) => this.onMessage(data.toString()))
+    ws.on('error', (err) => this.failAll(err.message))
+    ws.on('close', () => {
+      this.failAll('the daemon closed the connection')
+      this.emit('close')
+    })
+  }
+
+  /**
+   * Send a request; resolves with its result or rejects with the daemon's SupError.
+   * @param {string} method
+   * @param {Record<string, unknown>} [params]
+   * @returns {Promise<any>}
+   */
+  request (method, params = {}) {
+    const id = this.nextId++
+    return new Promise((resolve, reject) => {
+      if (this.ws.readyState !== WebSocket.OPEN) {
+        reject(new SupError('SUP_ERR_IPC_CONNECTION_LOST', { reason: 'not connected' }))
+        return
+      }
+      this.pending.set(id, { resolve, reject, method })
+      this.ws.send(encodeRequest(id, method, params))
+    })
+  }
+
+  /** @param {string} text */
+  onMessage (text) {
+    let frame
+    try {
+      frame = decodeReply(text)
+    } catch (err) {
+      this.emit('protocol-error', err)
+      return
+    }
+    if ('topic' in frame) {
+      this.emit('event', frame.topic, frame.data)
+      return
+    }
+    const waiter = this.pending.get(frame.id)
+    if (!waiter) return
+    this.pending.delete(frame.id)
+    if (frame.ok) waiter.resolve(frame.result)
+    else waiter.reject(SupError.fromJSON(frame.error))
+  }
+
+  /** @param {string} reason */
+  failAll (reason) {
+    for (const waiter of this.pending.values()) {
+      waiter.reject(new SupError('SUP_ERR_IPC_CONNECTION_LOST', { reason }))
+    }
+    this.pending.clear()
+  }
+
+  /** Resolves once the socket is closed. */
+  close () {
+    return new Promise((resolve) => {
+      if (this.ws.readyState === WebSocket.CLOSED) return resolve(undefined)
+      this.ws.once('close', () => resolve(undefined))
+      this.ws.close()
+    })
+  }
+}
