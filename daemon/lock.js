@@ -2,7 +2,7 @@
 // One daemon per SUP_HOME: daemon.pid is created exclusively and holds the owner's pid.
 import { readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { SupError } from '../ipc/errors.js'
-import { sendSignal } from './process-tree.js'
+import { isProcessRunning } from '../ipc/process-status.js'
 
 /**
  * Take the lock or throw SUP_ERR_DAEMON_ALREADY_RUNNING. A lock left by a dead daemon is
@@ -20,7 +20,7 @@ export function acquireLock (pidFile, home) {
       if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'EEXIST') throw err
     }
     const owner = readOwner(pidFile)
-    if (owner !== null && owner !== process.pid && sendSignal(owner, 0)) {
+    if (owner !== null && owner !== process.pid && isProcessRunning(owner)) {
       throw new SupError('SUP_ERR_DAEMON_ALREADY_RUNNING', { home, pid: owner })
     }
     // Stale: its daemon is gone (kill -9, reboot). Two starters racing over a stale lock is

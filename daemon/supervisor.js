@@ -15,6 +15,8 @@ const SETTLE_GRACE = 2000
  */
 
 const isSettled = (/** @type {import('./lifecycle.js').WorkerState} */ s) => s.status !== STATUS.STARTING && s.status !== STATUS.STOPPING
+/** Started means up, or given up on: a worker waiting to retry is still on its way. */
+const isStarted = (/** @type {import('./lifecycle.js').WorkerState} */ s) => s.status === STATUS.ONLINE || s.status === STATUS.ERRORED || s.status === STATUS.STOPPED
 const isDown = (/** @type {import('./lifecycle.js').WorkerState} */ s) => s.status === STATUS.STOPPED
 
 export class Supervisor extends EventEmitter {
@@ -49,7 +51,7 @@ export class Supervisor extends EventEmitter {
       for (const worker of app.workers) worker.dispatch({ type: 'start' })
       started.push(...app.workers)
     }
-    await this.settle(started, isSettled)
+    await this.settle(started, isStarted)
     return started.map((w) => w.row())
   }
 

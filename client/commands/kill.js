@@ -2,6 +2,7 @@
 // sup kill: stop every app, then the daemon; returns once they are gone.
 import { connectDaemon, readDaemonPid } from '../daemon.js'
 import { SupError } from '../../ipc/errors.js'
+import { isProcessRunning } from '../../ipc/process-status.js'
 
 /** How long we wait for the daemon's process to end after it closed the socket. */
 const EXIT_WAIT = 5000
@@ -35,12 +36,7 @@ export async function run ({ paths, io }) {
 async function waitForExit (pid) {
   if (!pid) return
   const deadline = Date.now() + EXIT_WAIT
-  while (Date.now() < deadline) {
-    try {
-      process.kill(pid, 0)
-    } catch {
-      return
-    }
+  while (isProcessRunning(pid) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
 }

@@ -1,0 +1,180 @@
+// @ts-check
+// Integration helpers: a real daemon in a temp SUP_HOME per test, the real CLI, and waits
+// that end on an event (a state change, a port answering) or a deadline, never a bare sleep.
+import { execFile } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { request } from 'node:http'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { readDaemonPid } from '../../client/daemon.js'
+import { listDescendants, sendSignal } from '../../daemon/process-tree.js'
+import { resolvePaths } from '../../ipc/paths.js'
+import { isProcessRunning } from '../../ipc/process-status.js'
+import { PROTOCOL_VERSION } from '../../ipc/methods.js'
+import { connect } from '../../ipc/transport.js'
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+export const SUP_BIN = join(ROOT, 'bin', 'sup.js')
+export const APPS = join(ROOT, 'test', 'fixtures', 'apps')
+
+/**
+ * @typedef {{ code: number, stdout: string, stderr: string }} RunResult
+ */
+
+/**
+ * A fresh SUP_HOME whose daemon, workers and files are gone when the test ends, pass or fail.
+ * @param {import('node:test').TestContext} t
+ */
+export function useSupHome (t) {
+  const home = mkdtempSync(join(tmpdir(), 'sup-test-'))
+  const paths = resolvePaths({ SUP_HOME: home })
+  const env = { ...process.env, SUP_HOME: home, NO_COLOR: '1' }
+  t.after(() => cleanUp(paths, env))
+
+  /**
+   * Run the CLI.
+   * @param {string[]} args
+   * @param {{ cwd?: string, env?: Record<string, string>, timeout?: number }} [options]
+   * @returns {Promise<RunResult>}
+   */
+  const sup = (args, options = {}) => new Promise((resolve) => {
+    execFile(process.execPath, [SUP_BIN, ...args], {
+      cwd: options.cwd ?? ROOT,
+      env: { ...env, ...options.env },
+      timeout: options.timeout ?? 30_000
+    }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0
+      resolve({ code, stdout, stderr })
+    })
+  })
+
+  /** `sup ls --json`, parsed. @returns {Promise<import('../../ipc/methods.js').WorkerRow[]>} */
+  const ls = async () => {
+    const result = await sup(['ls', '--json'])
+    if (result.code !== 0) throw new Error(`sup ls failed: ${result.stderr}`)
+    return JSON.parse(result.stdout)
+  }
+
+  return { home, paths, env, sup, ls, connect: () => connectSocket(paths.socket) }
+}
+
+/**
+ * Stop the daemon the polite way, then make sure nothing it started survives the test.
+ * @param {import('../../ipc/paths.js').SupPaths} paths
+ * @param {NodeJS.ProcessEnv} env
+ */
+async function cleanUp (paths, env) {
+  const pid = readDaemonPid(paths)
+  const tree = pid ? [pid, ...(await listDescendants(pid)).map((p) => p.pid)] : []
+  await new Promise((resolve) => {
+    execFile(process.execPath, [SUP_BIN, 'kill'], { env, timeout: 20_000 }, resolve)
+  })
+  for (const p of tree) sendSignal(p, 'SIGKILL')
+  rmSync(paths.home, { recursive: true, force: true })
+}
+
+/**
+ * A socket connection that has said hello.
+ * @param {string} socketPath
+ */
+export async function connectSocket (socketPath) {
+  const conn = await connect(socketPath)
+  await conn.request('hello', { protocol: PROTOCOL_VERSION })
+  return conn
+}
+
+/**
+ * Resolve when the daemon reports a worker state that satisfies `predicate`; checks `ls`
+ * first so a state reached before we subscribed is not missed.
+ * @param {ReturnType<typeof useSupHome>} home
+ * @param {(rows: import('../../ipc/methods.js').WorkerRow[]) => boolean} predicate
+ * @param {{ timeout?: number, what?: string }} [options]
+ */
+export async function waitForRows (home, predicate, { timeout = 15_000, what = 'the expected state' } = {}) {
+  const conn = await home.connect()
+  const signal = AbortSignal.timeout(timeout)
+  let changes = 0
+  /** @type {(() => void) | null} */
+  let wake = null
+  conn.on('event', () => {
+    changes++
+    wake?.()
+  })
+  try {
+    await conn.request('subscribe', { topics: ['app.state'] })
+    while (true) {
+      const seen = changes
+      const rows = await conn.request('app.list')
+      if (predicate(rows)) return rows
+      if (changes !== seen) continue
+      await new Promise((resolve, reject) => {
+        if (signal.aborted) return reject(new Error(`timed out after ${timeout} ms waiting for ${what}; last rows: ${JSON.stringify(rows)}`))
+        const onAbort = () => reject(new Error(`timed out after ${timeout} ms waiting for ${what}; last rows: ${JSON.stringify(rows)}`))
+        signal.addEventListener('abort', onAbort, { once: true })
+        wake = () => {
+          wake = null
+          signal.removeEventListener('abort', onAbort)
+          resolve(undefined)
+        }
+      })
+    }
+  } finally {
+    await conn.close()
+  }
+}
+
+/** A port nobody listens on right now. @returns {Promise<number>} */
+export function freePort () {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = /** @type {import('node:net').AddressInfo} */ (server.address())
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/**
+ * One GET to 127.0.0.1 on a fresh connection.
+ * @param {number} port
+ * @param {string} [path]
+ * @returns {Promise<{ status: number, body: string }>}
+ */
+export function httpGet (port, path = '/') {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, agent: false, timeout: 5000 }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk) => { body += chunk })
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+    })
+    req.on('timeout', () => req.destroy(new Error('request timed out')))
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+/**
+ * Is this pid alive?
+ * @param {number} pid
+ */
+export function isAlive (pid) {
+  return isProcessRunning(pid)
+}
+
+/**
+ * Wait until none of `pids` is alive. The processes are not our children, so there is no
+ * exit event to wait on; checks are cheap and bounded by the deadline.
+ * @param {number[]} pids
+ * @param {number} [timeout]
+ */
+export async function waitForExit (pids, timeout = 10_000) {
+  const deadline = Date.now() + timeout
+  while (pids.some(isAlive)) {
+    if (Date.now() > deadline) throw new Error(`still alive after ${timeout} ms: ${pids.filter(isAlive).join(', ')}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
