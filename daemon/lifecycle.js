@@ -151,7 +151,9 @@ const HANDLERS = {
           effects: [{ type: 'clear-timer', name: 'ready' }, { type: 'graceful-stop' }, { type: 'set-timer', name: 'kill', ms: config.kill_timeout }]
         }
       case STATUS.STOPPING:
-        return { state: { ...state, then: then ?? state.then }, effects: [] }
+        // The latest request wins (a plain stop cancels a pending restart), except that a
+        // pending delete is never undone.
+        return { state: { ...state, then: state.then === 'remove' ? 'remove' : then }, effects: [] }
       default:
         return afterStopped({ ...state, then, retryAt: null }, [{ type: 'clear-timer', name: 'retry' }])
     }
@@ -186,7 +188,8 @@ const HANDLERS = {
  */
 function spawn (state, restarts) {
   return {
-    state: { ...state, status: STATUS.STARTING, restarts, retryAt: null, then: null },
+    // startedAt is cleared: a spawn that fails before 'spawned' must count as a fast exit.
+    state: { ...state, status: STATUS.STARTING, startedAt: null, restarts, retryAt: null, then: null },
     effects: [{ type: 'clear-timer', name: 'retry' }, { type: 'spawn' }]
   }
 }

@@ -9,7 +9,7 @@
 export class LogRing {
   /** @param {number} capacity */
   constructor (capacity) {
-    this.capacity = capacity
+    this.capacity = Math.max(1, capacity)
     /** @type {LogEntry[]} */
     this.items = []
     this.start = 0

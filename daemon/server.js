@@ -54,7 +54,7 @@ export async function startServer ({ socketPath, logger, context }) {
       send(ws, encodeResult(id, result))
     } catch (err) {
       const supErr = toSupError(err)
-      if (supErr.code === 'SUP_ERR_INTERNAL') logger.error({ err }, 'request failed')
+      if (supErr.code === 'SUP_ERR_INTERNAL_ERROR') logger.error({ err }, 'request failed')
       const requestId = /** @type {any} */ (err)?.requestId
       send(ws, encodeError(id ?? (Number.isInteger(requestId) ? requestId : null), supErr))
     }

@@ -29,7 +29,7 @@ export const ERRORS = {
   SUP_ERR_CONFIG_ONLY_NO_MATCH: { message: '--only {only} matches no app in {file} (it has: {names})' },
   SUP_ERR_CONFIG_CWD_NOT_FOUND: { message: 'working directory "{cwd}" does not exist' },
   SUP_ERR_CLI_USAGE: { message: '{reason}' },
-  SUP_ERR_INTERNAL: { message: 'internal error: {reason} (this is a bug in sup; the daemon log has details)' }
+  SUP_ERR_INTERNAL_ERROR: { message: 'internal error: {reason} (this is a bug in sup; the daemon log has details)' }
 }
 
 /**
@@ -48,7 +48,7 @@ export class SupError extends Error {
    * @param {{ cause?: unknown, message?: string }} [options]
    */
   constructor (code, details = {}, options = {}) {
-    const entry = ERRORS[code] ?? ERRORS.SUP_ERR_INTERNAL
+    const entry = ERRORS[code] ?? ERRORS.SUP_ERR_INTERNAL_ERROR
     super(options.message ?? formatMessage(entry.message, details), { cause: options.cause })
     this.name = 'SupError'
     this.code = code
@@ -65,7 +65,7 @@ export class SupError extends Error {
    * @param {{ code?: string, message?: string, details?: Record<string, unknown> }} wire
    */
   static fromJSON (wire) {
-    return new SupError(wire.code ?? 'SUP_ERR_INTERNAL', wire.details ?? {}, { message: wire.message ?? 'unknown error' })
+    return new SupError(wire.code ?? 'SUP_ERR_INTERNAL_ERROR', wire.details ?? {}, { message: wire.message ?? 'unknown error' })
   }
 }
 
@@ -77,5 +77,5 @@ export class SupError extends Error {
 export function toSupError (err) {
   if (err instanceof SupError) return err
   const reason = err instanceof Error ? err.message : String(err)
-  return new SupError('SUP_ERR_INTERNAL', { reason }, { cause: err })
+  return new SupError('SUP_ERR_INTERNAL_ERROR', { reason }, { cause: err })
 }

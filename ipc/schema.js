@@ -93,7 +93,8 @@ function checkObject (schema, value, path) {
     if (obj[key] === undefined) return `${path}.${key} is required`
   }
   for (const [key, v] of Object.entries(obj)) {
-    const sub = schema.properties[key]
+    // hasOwn: a key like "constructor" must not find Object.prototype's.
+    const sub = Object.hasOwn(schema.properties, key) ? schema.properties[key] : undefined
     if (!sub) {
       if (schema.additional) continue
       return `${path}.${key} is not a known field`

@@ -58,7 +58,7 @@ for (const mode of ['cluster', 'fork']) {
 
     const del = await home.sup(['delete', 'spawns-child'])
     assert.equal(del.code, 0, del.stderr)
-    await waitForExit([/** @type {number} */ (row.pid), childPid], 5000)
+    await waitForExit([(row.pid), childPid], 5000)
   })
 }
 
@@ -102,7 +102,7 @@ test('a Python script runs in fork mode, picked by its extension', async (t) => 
   assert.ok(logs)
   const del = await home.sup(['delete', 'worker'])
   assert.equal(del.code, 0)
-  await waitForExit([/** @type {number} */ (row.pid)])
+  await waitForExit([(row.pid)])
 })
 
 /**
