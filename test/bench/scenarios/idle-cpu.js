@@ -1,0 +1,37 @@
+// The daemon's own CPU with 8 idle cluster workers: what supervising (and sampling, once
+// on main) costs when nothing happens. PM2's daemon measured over the same windows.
+import { cpuTime, sleep } from '../lib/procs.js'
+import { target } from '../lib/report.js'
+import { serve } from '../lib/serve.js'
+import { app } from '../lib/sides.js'
+import { fmt, median } from '../lib/stats.js'
+
+/** @param {import('../run.js').BenchContext} ctx */
+export async function run (ctx) {
+  /** @type {import('../lib/serve.js').Side[]} */
+  const sides = ['sup', ...(ctx.pm2 ? /** @type {const} */ (['pm2']) : [])]
+  const served = []
+  for (const side of sides) served.push(await serve(ctx, side, { script: app('hello.js'), workers: 8, name: 'idle' }))
+  await sleep(2000)
+  const seconds = ctx.pick(10, 4)
+  const windows = ctx.pick(3, 2)
+  /** @type {Record<string, number[]>} */
+  const percent = Object.fromEntries(sides.map((s) => [s, []]))
+  // Both daemons are watched over the same windows: idle load is not worth interleaving.
+  for (let w = 0; w < windows && !(w > 0 && ctx.outOfTime()); w++) {
+    const before = served.map((s) => cpuTime(/** @type {number} */ (s.daemonPid)))
+    const t0 = performance.now()
+    await sleep(seconds * 1000)
+    const elapsed = performance.now() - t0
+    served.forEach((s, i) => percent[s.side].push(100 * (cpuTime(/** @type {number} */ (s.daemonPid)) - before[i]) / elapsed))
+  }
+  for (const s of served) await s.stop()
+  const med = Object.fromEntries(sides.map((s) => [s, median(percent[s])]))
+  const rows = sides.map((s) => [s === 'sup' ? 'sup daemon' : 'PM2 daemon', `${fmt(med[s], 3)} %`, percent[s].map((v) => fmt(v, 3)).join(' ')])
+  return {
+    header: ['process', `CPU, 8 idle workers (median of ${seconds} s windows)`, 'windows'],
+    rows,
+    figures: { percent: med, windows: percent, seconds },
+    targets: [target('sup daemon CPU, 8 idle workers (% of a core)', med.sup, '<=', 0.3, `${fmt(med.sup, 3)} %`)]
+  }
+}
