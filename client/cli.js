@@ -148,6 +148,7 @@ function addStartCommand (program, action) {
     .option('--log-type <type>', '"json" writes one JSON object per log line')
     .option('--instance-var <name>', 'env var holding the instance number (default NODE_APP_INSTANCE)')
     .option('--increment-var <name>', 'env var incremented per instance, e.g. PORT')
+    .option('--balance <rr|os>', 'cluster connections: "rr" (the daemon hands them out round-robin, default) or "os" (workers accept them); fixed when the daemon starts')
     .option('--json', 'print the started workers as JSON')
     .action(action('start', (mod, ctx) => mod.run(ctx.args[0], ctx.args[1], ctx)))
 }

@@ -15,17 +15,18 @@ const NOT_RUNNING = new Set(['ENOENT', 'ECONNREFUSED', 'ENOTSOCK'])
 
 /**
  * @param {import('../ipc/paths.js').SupPaths} paths
- * @param {{ start?: boolean }} [options] start a daemon when none runs
+ * @param {{ start?: boolean, daemonEnv?: Record<string, string> }} [options] start a daemon when
+ *   none runs, with `daemonEnv` added to its environment (e.g. SUP_BALANCE)
  * @returns {Promise<import('../ipc/transport.js').Connection>}
  */
-export async function connectDaemon (paths, { start = false } = {}) {
+export async function connectDaemon (paths, { start = false, daemonEnv = {} } = {}) {
   let conn
   try {
     conn = await connect(paths.socket)
   } catch (err) {
     if (!NOT_RUNNING.has(/** @type {NodeJS.ErrnoException} */ (err).code ?? '')) throw err
     if (!start) throw new SupError('SUP_ERR_DAEMON_UNREACHABLE', { home: paths.home })
-    await startDaemon(paths)
+    await startDaemon(paths, daemonEnv)
     conn = await connectWithRetry(paths.socket)
   }
   await conn.request('hello', { protocol: PROTOCOL_VERSION, client: 'sup-cli' }).catch(async (err) => {
@@ -38,15 +39,16 @@ export async function connectDaemon (paths, { start = false } = {}) {
 /**
  * Spawn the daemon detached, in its own session, and wait for its word over IPC.
  * @param {import('../ipc/paths.js').SupPaths} paths
+ * @param {Record<string, string>} [daemonEnv] added to our environment for the daemon
  */
-export async function startDaemon (paths) {
+export async function startDaemon (paths, daemonEnv = {}) {
   mkdirSync(paths.home, { recursive: true, mode: 0o700 })
   const log = openSync(paths.daemonLog, 'a', 0o600)
   const child = spawn(process.execPath, [DAEMON_MAIN], {
     detached: true,
     stdio: ['ignore', log, log, 'ipc'],
     cwd: paths.home,
-    env: process.env
+    env: { ...process.env, ...daemonEnv }
   })
   closeSync(log)
   try {

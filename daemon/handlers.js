@@ -7,7 +7,7 @@ import { PROTOCOL_VERSION } from '../ipc/methods.js'
 /**
  * @typedef {object} HandlerContext
  * @property {import('./supervisor.js').Supervisor} supervisor
- * @property {{ version: string, pid: number, startedAt: number, home: string }} daemon
+ * @property {{ version: string, pid: number, startedAt: number, home: string, balance: import('../ipc/balance.js').Balance }} daemon
  * @property {() => void} requestShutdown
  * @property {(topics: string[], apps: string[] | undefined) => void} subscribe subscribe the calling connection
  *
@@ -20,10 +20,10 @@ export const HANDLERS = {
     if (params.protocol !== PROTOCOL_VERSION) {
       throw new SupError('SUP_ERR_IPC_VERSION_MISMATCH', { daemon: PROTOCOL_VERSION, client: params.protocol })
     }
-    return { protocol: PROTOCOL_VERSION, version: daemon.version, pid: daemon.pid }
+    return { protocol: PROTOCOL_VERSION, version: daemon.version, pid: daemon.pid, balance: daemon.balance }
   },
   'daemon.ping' (params, { daemon, supervisor }) {
-    return { pong: true, pid: daemon.pid, version: daemon.version, uptime: Date.now() - daemon.startedAt, apps: supervisor.apps.size, home: daemon.home }
+    return { pong: true, pid: daemon.pid, version: daemon.version, uptime: Date.now() - daemon.startedAt, apps: supervisor.apps.size, home: daemon.home, balance: daemon.balance }
   },
   'daemon.kill' (params, { requestShutdown, daemon }) {
     requestShutdown()

@@ -4,9 +4,11 @@
 import { mkdirSync, readFileSync } from 'node:fs'
 import pino from 'pino'
 import { resolvePaths } from '../ipc/paths.js'
+import { balanceFromEnv } from '../ipc/balance.js'
 import { toSupError } from '../ipc/errors.js'
 import { acquireLock } from './lock.js'
 import { startServer } from './server.js'
+import { setBalance } from './spawn-worker.js'
 import { Supervisor } from './supervisor.js'
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
@@ -22,7 +24,9 @@ export async function runDaemon ({ env = process.env, notify = () => {} } = {}) 
   const logger = pino({ base: { pid: process.pid } })
 
   let releaseLock
+  let balance
   try {
+    balance = balanceFromEnv(env)
     releaseLock = acquireLock(paths.pidFile, paths.home)
   } catch (err) {
     const supErr = toSupError(err)
@@ -30,6 +34,7 @@ export async function runDaemon ({ env = process.env, notify = () => {} } = {}) 
     logger.warn({ code: supErr.code }, supErr.message)
     return
   }
+  setBalance(balance)
 
   const supervisor = new Supervisor({ logsDir: paths.logs, logger })
   const startedAt = Date.now()
@@ -56,7 +61,7 @@ export async function runDaemon ({ env = process.env, notify = () => {} } = {}) 
       logger,
       context: {
         supervisor,
-        daemon: { version, pid: process.pid, startedAt, home: paths.home },
+        daemon: { version, pid: process.pid, startedAt, home: paths.home, balance },
         // Answer the request first, then stop everything.
         requestShutdown: () => setImmediate(() => shutdown('sup kill'))
       }
@@ -78,7 +83,7 @@ export async function runDaemon ({ env = process.env, notify = () => {} } = {}) 
   process.on('uncaughtException', (err) => logger.error({ err }, 'uncaught exception'))
   process.on('unhandledRejection', (err) => logger.error({ err }, 'unhandled rejection'))
 
-  logger.info({ home: paths.home, version, socket: paths.socket }, 'daemon started')
+  logger.info({ home: paths.home, version, socket: paths.socket, balance }, 'daemon started')
   notify({ sup: 'daemon-ready', pid: process.pid })
 }
 

@@ -10,6 +10,15 @@ import { fileURLToPath } from 'node:url'
 export const AGENT_PATH = fileURLToPath(new URL('./agent/agent.cjs', import.meta.url))
 
 /**
+ * Choose how cluster workers get their connections. Node freezes the policy at the first
+ * fork, so the daemon calls this once, at start-up (docs/architecture.md#balancing).
+ * @param {import('../ipc/balance.js').Balance} balance
+ */
+export function setBalance (balance) {
+  cluster.schedulingPolicy = balance === 'os' ? cluster.SCHED_NONE : cluster.SCHED_RR
+}
+
+/**
  * @typedef {object} SpawnedWorker
  * @property {number | undefined} pid
  * @property {boolean} ownGroup true when the worker leads its own process group

@@ -15,6 +15,7 @@ export const ERRORS = {
   SUP_ERR_DAEMON_START_FAILED: { message: 'the daemon failed to start: {reason} (see {log})' },
   SUP_ERR_DAEMON_ALREADY_RUNNING: { message: 'a daemon is already running for {home} (pid {pid})' },
   SUP_ERR_DAEMON_SHUTTING_DOWN: { message: 'the daemon is shutting down; try again in a moment' },
+  SUP_ERR_DAEMON_BALANCE_MISMATCH: { message: 'the daemon for {home} balances connections with "{daemon}", fixed when it started; for "{wanted}" run "sup kill", then start again with --balance {wanted}' },
   SUP_ERR_APP_NOT_FOUND: { message: 'app "{target}" not found (sup ls lists apps)' },
   SUP_ERR_APP_ALREADY_EXISTS: { message: 'app "{name}" already exists (sup restart {name}, or start it with another --name)' },
   SUP_ERR_APP_NAME_INVALID: { message: 'app name "{name}" is not allowed: use letters, digits, ".", "_" and "-", not starting with "." or "-", at most 64 characters' },
@@ -27,6 +28,7 @@ export const ERRORS = {
   SUP_ERR_CONFIG_FILE_SYNTAX: { message: 'config file {file}{where} could not be read: {reason}' },
   SUP_ERR_CONFIG_FILE_NO_APPS: { message: 'config file {file} has no apps (export { apps: [ { name, script } ] })' },
   SUP_ERR_CONFIG_ONLY_NO_MATCH: { message: '--only {only} matches no app in {file} (it has: {names})' },
+  SUP_ERR_CONFIG_INVALID_BALANCE: { message: 'invalid {source} "{value}" (use "rr": the daemon hands connections out round-robin, or "os": workers accept them themselves)' },
   SUP_ERR_CONFIG_CWD_NOT_FOUND: { message: 'working directory "{cwd}" does not exist' },
   SUP_ERR_CLI_USAGE: { message: '{reason}' },
   SUP_ERR_INTERNAL_ERROR: { message: 'internal error: {reason} (this is a bug in sup; the daemon log has details)' }

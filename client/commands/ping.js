@@ -7,7 +7,7 @@ export async function run ({ paths, io, opts }) {
   const conn = await connectDaemon(paths, { start: true })
   try {
     const info = await conn.request('daemon.ping')
-    io.out(opts.json ? JSON.stringify(info) : `pong: daemon ${info.pid} (sup ${info.version}), ${info.apps} app(s), ${info.home}`)
+    io.out(opts.json ? JSON.stringify(info) : `pong: daemon ${info.pid} (sup ${info.version}), ${info.apps} app(s), balance ${info.balance}, ${info.home}`)
     return 0
   } finally {
     await conn.close()

@@ -3,6 +3,8 @@
 // cwd), then hand them to the daemon and report each worker as it comes up.
 import { availableParallelism } from 'node:os'
 import { dirname } from 'node:path'
+import { parseBalance } from '../../ipc/balance.js'
+import { SupError } from '../../ipc/errors.js'
 import { isConfigFile, loadConfigFile, selectApps } from '../config/load-file.js'
 import { normalizeApp } from '../config/normalize.js'
 import { connectDaemon } from '../daemon.js'
@@ -14,9 +16,11 @@ import { paintStatus, renderWorkers } from '../format.js'
  * @param {import('../cli.js').CommandContext} ctx
  */
 export async function run (target, args, { paths, io, opts }) {
+  const balance = wantedBalance(opts, io.env)
   const configs = await buildConfigs(target, args, opts, io.cwd)
-  const conn = await connectDaemon(paths, { start: true })
+  const conn = await connectDaemon(paths, { start: true, daemonEnv: balance ? { SUP_BALANCE: balance } : {} })
   try {
+    if (balance) await checkBalance(conn, balance)
     if (!opts.json) {
       for (const config of configs) {
         io.out(`starting ${config.name} (${config.exec_mode} mode, ${config.instances} worker${config.instances > 1 ? 's' : ''})`)
@@ -42,6 +46,27 @@ export async function run (target, args, { paths, io, opts }) {
   } finally {
     await conn.close()
   }
+}
+
+/**
+ * The balancing asked for: --balance, else SUP_BALANCE; null when neither says.
+ * @param {Record<string, any>} opts
+ * @param {NodeJS.ProcessEnv} env
+ */
+function wantedBalance (opts, env) {
+  if (opts.balance !== undefined) return parseBalance(opts.balance, '--balance')
+  return env.SUP_BALANCE ? parseBalance(env.SUP_BALANCE, 'SUP_BALANCE') : null
+}
+
+/**
+ * A running daemon keeps the balancing it started with (Node fixes it at the first fork):
+ * say so rather than start workers balanced otherwise than asked.
+ * @param {import('../../ipc/transport.js').Connection} conn
+ * @param {string} wanted
+ */
+async function checkBalance (conn, wanted) {
+  const info = await conn.request('daemon.ping')
+  if (info.balance !== wanted) throw new SupError('SUP_ERR_DAEMON_BALANCE_MISMATCH', { home: info.home, daemon: info.balance, wanted })
 }
 
 /**
