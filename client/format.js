@@ -88,3 +88,18 @@ export function renderWorkers (rows) {
     ])
   )
 }
+
+/**
+ * One line per worker whose logs are in trouble, for under the `sup ls` table.
+ * @param {Array<import('../ipc/methods.js').WorkerRow>} rows
+ * @returns {string[]}
+ */
+export function renderLogWarnings (rows) {
+  const lines = []
+  for (const r of rows) {
+    const who = `${r.name}[${r.instance}]`
+    if (r.log_error) lines.push(`${paint('yellow', 'warning')}: ${who} ${r.log_error.message}`)
+    else if (r.log_dropped_lines > 0) lines.push(`${paint('yellow', 'warning')}: ${who} ${r.log_dropped_lines} log line(s) (${formatBytes(r.log_dropped_bytes)}) dropped: the disk did not keep up (sup describe ${r.name})`)
+  }
+  return lines
+}

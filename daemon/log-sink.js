@@ -1,57 +1,76 @@
 // @ts-check
-// One app's logs: worker stdout/stderr split into lines, written to the app's files
-// (design §7), kept in a ring for `sup logs`, and emitted as 'line' for subscribers.
+// One app's logs: worker stdout/stderr split into lines, written to the app's files (design
+// §7), kept in a ring for `sup logs`, and emitted as 'line' for subscribers. A file that
+// cannot keep up pauses the worker's stream (the pipe fills and the worker waits, as with a
+// slow terminal), but never for longer than a stalled disk deserves: then lines are dropped
+// and counted instead (daemon/log-file.js). Emits 'line' for each line, and 'status' when the
+// error of one of its files appears or clears.
 import { EventEmitter } from 'node:events'
-import { createWriteStream } from 'node:fs'
 import { truncate } from 'node:fs/promises'
-import { basename, extname, join } from 'node:path'
+import { finished } from 'node:stream/promises'
+import { setTimeout as delay } from 'node:timers/promises'
+import { LOG_DEFAULTS, rotationFor } from './log-defaults.js'
+import { LOG_FILE_LIMITS } from './log-file.js'
+import { LogFiles } from './log-files.js'
+import { formatLine } from './log-format.js'
+import { removeRotations } from './log-maintenance.js'
+import { DISABLED, logPathFor, logTargetsFor } from './log-paths.js'
 import { LogRing } from './log-ring.js'
+
+export { logPathFor }
 
 /** Lines kept in memory per app. */
 const RING_SIZE = 2000
 /** A line longer than this without a newline is cut, so one chatty worker cannot grow the daemon. */
 const MAX_LINE = 64 * 1024
-const DISABLED = '/dev/null'
+/** How long close() waits for the streams of exited workers to be read to their end. */
+const STREAM_END_MS = 3000
 
 /**
- * Where an instance's stream goes. Cluster apps get a file per instance unless merge_logs.
- * @param {import('../ipc/app-config.js').AppConfig} config
- * @param {string} logsDir
- * @param {'out' | 'err'} stream
- * @param {number} instance
+ * @typedef {{ id: number, instance: number, stream: 'out' | 'err' }} Source
+ * @typedef {{ setTimeout: (fn: () => void, ms: number) => any, clearTimeout: (timer: any) => void }} Timers
+ * @typedef {{ log_error: import('./log-file.js').LogError | null, log_dropped_lines: number, log_dropped_bytes: number }} LogRowStatus
  */
-export function logPathFor (config, logsDir, stream, instance) {
-  const custom = stream === 'out' ? config.out_file : config.error_file
-  if (custom === DISABLED || custom === 'NULL') return DISABLED
-  const base = custom ?? join(logsDir, `${config.name}-${stream}.log`)
-  const perInstance = !config.merge_logs && (config.exec_mode === 'cluster' || config.instances > 1)
-  if (!perInstance) return base
-  const ext = extname(base)
-  return join(base.slice(0, base.length - basename(base).length), `${basename(base, ext)}-${instance}${ext}`)
-}
 
 export class LogSink extends EventEmitter {
   /**
-   * @param {{ config: import('../ipc/app-config.js').AppConfig, logsDir: string, logger: import('pino').Logger }} options
+   * @param {object} options
+   * @param {import('../ipc/app-config.js').AppConfig} options.config
+   * @param {string} options.logsDir
+   * @param {import('pino').Logger} options.logger
+   * @param {LogFiles} [options.files] the daemon's open files, shared between apps
+   * @param {import('./log-defaults.js').LogRotation} [options.defaults] the daemon's rotation settings
+   * @param {Timers} [options.timers]
+   * @param {number} [options.maxPause] longest a worker's stream stays paused for a slow file (ms)
    */
-  constructor ({ config, logsDir, logger }) {
+  constructor ({ config, logsDir, logger, files, defaults = LOG_DEFAULTS, timers = globalThis, maxPause = LOG_FILE_LIMITS.stallMs }) {
     super()
     this.config = config
     this.logsDir = logsDir
     this.logger = logger
+    this.files = files ?? new LogFiles({ logger })
+    this.rotation = rotationFor(config, defaults)
+    this.timers = timers
+    this.maxPause = maxPause
     this.ring = new LogRing(RING_SIZE)
-    /** @type {Map<string, import('node:fs').WriteStream>} */
-    this.files = new Map()
+    /** @type {Map<string, import('./log-file.js').LogFile>} the files this app holds open */
+    this.opened = new Map()
+    /** @type {Set<import('node:stream').Readable>} streams not yet read to their end */
+    this.streams = new Set()
+    /** A file's error appeared or cleared: the app's rows changed. */
+    this.onFileStatus = () => this.emit('status')
   }
 
   /**
    * Follow one worker stream until it ends.
    * @param {import('node:stream').Readable | null} readable
-   * @param {{ id: number, instance: number, stream: 'out' | 'err' }} source
+   * @param {Source} source
    */
   attach (readable, source) {
     if (!readable) return
-    const path = logPathFor(this.config, this.logsDir, source.stream, source.instance)
+    this.streams.add(readable)
+    finished(readable).catch(() => {}).finally(() => this.streams.delete(readable))
+    const paths = logTargetsFor(this.config, this.logsDir, source.stream, source.instance)
     let partial = ''
     readable.setEncoding('utf8')
     readable.on('data', (/** @type {string} */ chunk) => {
@@ -61,72 +80,129 @@ export class LogSink extends EventEmitter {
         parts.push(partial)
         partial = ''
       }
-      if (parts.length > 0) this.writeLines(path, source, parts)
+      if (parts.length > 0 && !this.writeLines(paths, source, parts)) this.hold(readable, paths)
     })
     readable.on('end', () => {
-      if (partial) this.writeLines(path, source, [partial])
+      if (partial) this.writeLines(paths, source, [partial])
     })
     readable.on('error', () => {})
   }
 
   /**
-   * @param {string} path
-   * @param {{ id: number, instance: number, stream: 'out' | 'err' }} source
+   * @param {string[]} paths
+   * @param {Source} source
    * @param {string[]} lines
+   * @returns {boolean} false when a file asks the stream to wait
    */
-  writeLines (path, source, lines) {
+  writeLines (paths, source, lines) {
     const time = Date.now()
     let text = ''
     for (const line of lines) {
       const entry = { time, app: this.config.name, id: source.id, instance: source.instance, stream: source.stream, line }
       this.ring.push(entry)
       this.emit('line', entry)
-      text += this.formatLine(entry) + '\n'
+      text += formatLine(entry, this.config) + '\n'
     }
-    if (path !== DISABLED) this.fileFor(path).write(text)
+    let ok = true
+    for (const path of paths) ok = this.fileFor(path, source.instance).write(text) && ok
+    return ok
   }
 
-  /** @param {import('./log-ring.js').LogEntry} entry */
-  formatLine (entry) {
-    const iso = new Date(entry.time).toISOString()
-    if (this.config.log_type === 'json') {
-      return JSON.stringify({ app: entry.app, instance: entry.instance, stream: entry.stream, time: iso, message: entry.line })
+  /**
+   * Pause a stream until its files drain, or until maxPause has passed.
+   * @param {import('node:stream').Readable} readable
+   * @param {string[]} paths
+   */
+  hold (readable, paths) {
+    if (readable.isPaused()) return
+    readable.pause()
+    const files = paths.map((path) => /** @type {import('./log-file.js').LogFile} */ (this.opened.get(path)))
+    let held = true
+    const release = () => {
+      if (!held) return
+      held = false
+      this.timers.clearTimeout(timer)
+      for (const file of files) file.off('drain', check)
+      readable.resume()
     }
-    return this.config.time ? `${iso}: ${entry.line}` : entry.line
+    const check = () => { if (!files.some((file) => file.congested())) release() }
+    for (const file of files) file.on('drain', check)
+    const timer = this.timers.setTimeout(release, this.maxPause)
   }
 
-  /** @param {string} path */
-  fileFor (path) {
-    let file = this.files.get(path)
+  /**
+   * @param {string} path
+   * @param {number} instance
+   */
+  fileFor (path, instance) {
+    let file = this.opened.get(path)
     if (!file) {
-      file = createWriteStream(path, { flags: 'a', mode: 0o600 })
-      // An unwritable path is reported, never allowed to crash the daemon.
-      file.on('error', (err) => this.logger.error({ err, app: this.config.name, path }, 'cannot write log file'))
-      this.files.set(path, file)
+      const { name } = this.config
+      const formatNotice = (/** @type {string} */ text) => formatLine({ time: Date.now(), app: name, instance, stream: 'sup', line: text }, this.config)
+      file = this.files.acquire(path, { rotation: this.rotation, formatNotice })
+      file.on('status', this.onFileStatus)
+      this.opened.set(path, file)
     }
     return file
+  }
+
+  /**
+   * What `sup ls` shows for one instance: the first error of its files and what they dropped.
+   * @param {number} instance
+   * @returns {LogRowStatus}
+   */
+  statusFor (instance) {
+    const paths = new Set([...logTargetsFor(this.config, this.logsDir, 'out', instance), ...logTargetsFor(this.config, this.logsDir, 'err', instance)])
+    /** @type {LogRowStatus} */
+    const status = { log_error: null, log_dropped_lines: 0, log_dropped_bytes: 0 }
+    for (const path of paths) {
+      const file = this.opened.get(path)?.status()
+      if (!file) continue
+      status.log_error ??= file.error
+      status.log_dropped_lines += file.dropped_lines
+      status.log_dropped_bytes += file.dropped_bytes
+    }
+    return status
+  }
+
+  /** Every open file's state, for `sup describe`. */
+  fileStatus () {
+    return [...this.opened.values()].map((file) => file.status())
   }
 
   /** The files of every instance that has (or would have) run. */
   paths () {
     const paths = new Set()
     for (let i = 0; i < this.config.instances; i++) {
-      paths.add(logPathFor(this.config, this.logsDir, 'out', i))
-      paths.add(logPathFor(this.config, this.logsDir, 'err', i))
+      for (const target of /** @type {const} */ (['out', 'err', 'combined'])) paths.add(logPathFor(this.config, this.logsDir, target, i))
     }
-    for (const path of this.files.keys()) paths.add(path)
+    for (const path of this.opened.keys()) paths.add(path)
     paths.delete(DISABLED)
     return [...paths]
   }
 
-  /** Empty the files and the ring. Writes are appends, so truncating under them is safe. */
+  /** Empty the files (rotated ones are deleted) and the ring. */
   async flush () {
     this.ring.clear()
-    await Promise.all(this.paths().map((path) => truncate(path).catch(() => {})))
+    await Promise.all(this.paths().map(async (path) => {
+      const file = this.opened.get(path)
+      if (file) await file.truncate()
+      else await truncate(path).catch(() => {})
+      await removeRotations(path)
+    }))
   }
 
-  close () {
-    for (const file of this.files.values()) file.end()
-    this.files.clear()
+  /**
+   * Let go of the files, once the streams of exited workers are read to their end (a worker's
+   * last lines may still sit in the pipe when its exit is seen), bounded in time because a
+   * grandchild may hold the pipe open. Resolves once what was queued is written and closed.
+   */
+  async close () {
+    const ended = Promise.all([...this.streams].map((stream) => finished(stream).catch(() => {})))
+    await Promise.race([ended, delay(STREAM_END_MS, undefined, { ref: false })])
+    const paths = [...this.opened.keys()]
+    for (const file of this.opened.values()) file.off('status', this.onFileStatus)
+    this.opened.clear()
+    await Promise.all(paths.map((path) => this.files.release(path)))
   }
 }

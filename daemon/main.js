@@ -7,6 +7,7 @@ import { resolvePaths } from '../ipc/paths.js'
 import { balanceFromEnv } from '../ipc/balance.js'
 import { toSupError } from '../ipc/errors.js'
 import { acquireLock } from './lock.js'
+import { readLogDefaults } from './log-defaults.js'
 import { startServer } from './server.js'
 import { setBalance } from './spawn-worker.js'
 import { Supervisor } from './supervisor.js'
@@ -36,7 +37,8 @@ export async function runDaemon ({ env = process.env, notify = () => {} } = {}) 
   }
   setBalance(balance)
 
-  const supervisor = new Supervisor({ logsDir: paths.logs, logger })
+  const logDefaults = readLogDefaults(env, (message) => logger.warn(`${message}; using the default`))
+  const supervisor = new Supervisor({ logsDir: paths.logs, logger, logDefaults })
   const startedAt = Date.now()
   let shuttingDown = false
   /** @type {Awaited<ReturnType<typeof startServer>>} */

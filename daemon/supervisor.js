@@ -4,6 +4,8 @@
 import { EventEmitter } from 'node:events'
 import { SupError } from '../ipc/errors.js'
 import { STATUS } from './lifecycle.js'
+import { LOG_DEFAULTS } from './log-defaults.js'
+import { LogFiles } from './log-files.js'
 import { LogSink } from './log-sink.js'
 import { Worker } from './worker.js'
 
@@ -21,13 +23,15 @@ const isDown = (/** @type {import('./lifecycle.js').WorkerState} */ s) => s.stat
 
 export class Supervisor extends EventEmitter {
   /**
-   * @param {{ logsDir: string, logger: import('pino').Logger, now?: () => number }} options
+   * @param {{ logsDir: string, logger: import('pino').Logger, now?: () => number, logDefaults?: import('./log-defaults.js').LogRotation }} options
    */
-  constructor ({ logsDir, logger, now = Date.now }) {
+  constructor ({ logsDir, logger, now = Date.now, logDefaults = LOG_DEFAULTS }) {
     super()
     this.logsDir = logsDir
     this.logger = logger
     this.now = now
+    this.logDefaults = logDefaults
+    this.logFiles = new LogFiles({ logger })
     /** @type {Map<string, App>} */
     this.apps = new Map()
     this.nextId = 0
@@ -61,10 +65,12 @@ export class Supervisor extends EventEmitter {
    * @returns {App}
    */
   addApp (config, shellEnv) {
-    const logs = new LogSink({ config, logsDir: this.logsDir, logger: this.logger })
+    const logs = new LogSink({ config, logsDir: this.logsDir, logger: this.logger, files: this.logFiles, defaults: this.logDefaults })
     logs.on('line', (entry) => this.emit('log', entry))
     /** @type {App} */
     const app = { config, shellEnv, logs, workers: [] }
+    // A log file that fails (or works again) changes the rows: `sup ls` and monit should know.
+    logs.on('status', () => { for (const worker of app.workers) this.emit('app.state', worker.row()) })
     for (let instance = 0; instance < config.instances; instance++) this.addWorker(app, instance)
     this.apps.set(config.name, app)
     return app
@@ -193,6 +199,7 @@ export class Supervisor extends EventEmitter {
       name: app.config.name,
       config: app.config,
       logs: app.logs.paths(),
+      log_files: app.logs.fileStatus(),
       workers: workers.map((w) => w.row())
     }
   }
@@ -211,7 +218,7 @@ export class Supervisor extends EventEmitter {
     const workers = this.list().length > 0 ? this.resolve(['all']) : []
     for (const worker of workers) worker.dispatch({ type: 'stop' })
     await this.settle(workers, isDown)
-    for (const app of this.apps.values()) app.logs.close()
+    await Promise.all([...this.apps.values()].map((app) => app.logs.close()))
   }
 
   /**

@@ -188,7 +188,8 @@ export class Worker extends EventEmitter {
       memory: running ? this.usage.memory : 0,
       unstable_restarts: state.unstableRestarts,
       retry_at: state.retryAt,
-      last_exit: state.lastExit
+      last_exit: state.lastExit,
+      ...this.app.logs.statusFor(this.instance)
     }
   }
 }

@@ -28,9 +28,14 @@
  * @property {number | null} max_memory_restart bytes
  * @property {string | null} out_file
  * @property {string | null} error_file
+ * @property {string | boolean | null} log_file stdout and stderr together; true = $SUP_HOME/logs/<name>.log; false or null = none
  * @property {boolean} merge_logs
  * @property {boolean} time prefix log lines with a timestamp
+ * @property {string | null} log_date_format dayjs-style format of that timestamp; implies time
  * @property {'raw' | 'json'} log_type
+ * @property {number | null} log_max_size bytes a log file reaches before it rotates; 0 = never; null = the daemon's default
+ * @property {number | null} log_retain rotated files kept per log file; null = the daemon's default
+ * @property {boolean | null} log_compress gzip rotated files; null = the daemon's default
  * @property {string | null} cron_restart
  * @property {boolean} watch
  * @property {string | null} source the config file it came from
@@ -62,9 +67,14 @@ export const APP_DEFAULTS = Object.freeze({
   max_memory_restart: null,
   out_file: null,
   error_file: null,
+  log_file: null,
   merge_logs: false,
   time: false,
+  log_date_format: null,
   log_type: /** @type {'raw'} */ ('raw'),
+  log_max_size: null,
+  log_retain: null,
+  log_compress: null,
   cron_restart: null,
   watch: false,
   source: null
@@ -104,9 +114,14 @@ export const APP_CONFIG_SCHEMA = {
     max_memory_restart: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }] },
     out_file: nullableStr,
     error_file: nullableStr,
+    log_file: { anyOf: [str, { type: 'boolean' }, { type: 'null' }] },
     merge_logs: { type: 'boolean' },
     time: { type: 'boolean' },
+    log_date_format: { anyOf: [{ type: 'string', maxLength: 256 }, { type: 'null' }] },
     log_type: { type: 'string', enum: ['raw', 'json'] },
+    log_max_size: { anyOf: [{ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, { type: 'null' }] },
+    log_retain: { anyOf: [{ type: 'integer', minimum: 0, maximum: 100000 }, { type: 'null' }] },
+    log_compress: { anyOf: [{ type: 'boolean' }, { type: 'null' }] },
     cron_restart: nullableStr,
     watch: { type: 'boolean' },
     source: nullableStr

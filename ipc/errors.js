@@ -30,6 +30,9 @@ export const ERRORS = {
   SUP_ERR_CONFIG_ONLY_NO_MATCH: { message: '--only {only} matches no app in {file} (it has: {names})' },
   SUP_ERR_CONFIG_INVALID_BALANCE: { message: 'invalid {source} "{value}" (use "rr": the daemon hands connections out round-robin, or "os": workers accept them themselves)' },
   SUP_ERR_CONFIG_CWD_NOT_FOUND: { message: 'working directory "{cwd}" does not exist' },
+  SUP_ERR_LOG_UNWRITABLE: { message: 'cannot write log file {path}: {reason}; its lines are dropped until it can be written (fix the path or its folder\'s permissions)' },
+  SUP_ERR_LOG_DISK_FULL: { message: 'cannot write log file {path}: {reason}; its lines are dropped until there is space (free some, or lower log_max_size / log_retain)' },
+  SUP_ERR_LOG_ROTATE_FAILED: { message: 'cannot rotate log file {path}: {reason}; it grows past its size limit until a rename works (check its folder\'s permissions)' },
   SUP_ERR_CLI_USAGE: { message: '{reason}' },
   SUP_ERR_INTERNAL_ERROR: { message: 'internal error: {reason} (this is a bug in sup; the daemon log has details)' }
 }

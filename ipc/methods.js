@@ -20,6 +20,9 @@ import { APP_CONFIG_SCHEMA } from './app-config.js'
  * @property {number} unstable_restarts
  * @property {number | null} retry_at
  * @property {{ code: number | null, signal: string | null, at: number } | null} last_exit
+ * @property {{ code: string, message: string, details: Record<string, unknown> } | null} log_error a log file of this worker cannot be written
+ * @property {number} log_dropped_lines lines its log files could not take (disk too slow or failing)
+ * @property {number} log_dropped_bytes
  */
 
 export const PROTOCOL_VERSION = 1

@@ -1,7 +1,7 @@
 // @ts-check
 // sup describe <name|id> [--json]
 import { connectDaemon } from '../daemon.js'
-import { renderTable, renderWorkers } from '../format.js'
+import { formatBytes, renderTable, renderWorkers } from '../format.js'
 
 /**
  * @param {string} target
@@ -24,11 +24,23 @@ export async function run (target, { paths, io, opts }) {
     io.out(renderTable(['key', 'value'], rows))
     io.out('')
     io.out('log files')
-    for (const file of info.logs) io.out(`  ${file}`)
+    const open = new Map((info.log_files ?? []).map((/** @type {any} */ f) => [f.path, f]))
+    for (const file of info.logs) io.out(`  ${file}${describeFile(open.get(file))}`)
     io.out('')
     io.out(renderWorkers(info.workers))
     return 0
   } finally {
     await conn.close()
   }
+}
+
+/**
+ * What is known of an open log file, after its path.
+ * @param {{ size: number, rotations: number, dropped_lines: number, dropped_bytes: number, error: { message: string } | null } | undefined} file
+ */
+function describeFile (file) {
+  if (!file) return ''
+  const parts = [formatBytes(file.size), `${file.rotations} rotation(s)`]
+  if (file.dropped_lines > 0) parts.push(`${file.dropped_lines} line(s) dropped (${formatBytes(file.dropped_bytes)})`)
+  return `  (${parts.join(', ')})${file.error ? `\n    error: ${file.error.message}` : ''}`
 }

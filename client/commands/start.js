@@ -8,7 +8,7 @@ import { SupError } from '../../ipc/errors.js'
 import { isConfigFile, loadConfigFile, selectApps } from '../config/load-file.js'
 import { normalizeApp } from '../config/normalize.js'
 import { connectDaemon } from '../daemon.js'
-import { paintStatus, renderWorkers } from '../format.js'
+import { paintStatus, renderLogWarnings, renderWorkers } from '../format.js'
 
 /**
  * @param {string} target
@@ -25,15 +25,20 @@ export async function run (target, args, { paths, io, opts }) {
       for (const config of configs) {
         io.out(`starting ${config.name} (${config.exec_mode} mode, ${config.instances} worker${config.instances > 1 ? 's' : ''})`)
       }
+      // Rows also change for other reasons (a log file failing): print state changes only.
+      /** @type {Map<number, string>} */
+      const shown = new Map()
       conn.on('event', (topic, row) => {
-        if (topic === 'app.state' && row.status !== 'starting') io.out(`  ${row.name}[${row.instance}] ${paintStatus(row.status)}${row.pid ? ` (pid ${row.pid})` : ''}`)
+        if (topic !== 'app.state' || row.status === 'starting' || shown.get(row.id) === `${row.status} ${row.pid}`) return
+        shown.set(row.id, `${row.status} ${row.pid}`)
+        io.out(`  ${row.name}[${row.instance}] ${paintStatus(row.status)}${row.pid ? ` (pid ${row.pid})` : ''}`)
       })
       await conn.request('subscribe', { topics: ['app.state'], apps: configs.map((c) => c.name) })
     }
     /** @type {import('../../ipc/methods.js').WorkerRow[]} */
     const rows = await conn.request('app.start', { apps: configs, shellEnv: stringEnv(io.env) })
     if (opts.json) io.out(JSON.stringify(rows))
-    else io.out(renderWorkers(rows))
+    else io.out([renderWorkers(rows), ...renderLogWarnings(rows)].join('\n'))
     const failed = rows.filter((r) => r.status === 'errored' || r.status === 'stopped')
     if (failed.length > 0) {
       const names = [...new Set(failed.map((r) => r.name))]
@@ -117,9 +122,14 @@ export function rawFromFlags (script, args, opts) {
     watch: opts.watch,
     out_file: opts.output,
     error_file: opts.error,
+    log_file: opts.log,
     merge_logs: opts.mergeLogs,
     time: opts.time,
+    log_date_format: opts.logDateFormat,
     log_type: opts.logType,
+    log_max_size: opts.logMaxSize,
+    log_retain: opts.logRetain,
+    log_compress: opts.logCompress,
     instance_var: opts.instanceVar,
     increment_var: opts.incrementVar
   }

@@ -7,13 +7,16 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { APP_DEFAULTS, APP_NAME_PATTERN } from '../../ipc/app-config.js'
 import { SupError } from '../../ipc/errors.js'
+import { parseBytes } from '../../ipc/units.js'
+
+export { parseBytes }
 
 const DURATION_KEYS = /** @type {const} */ (['listen_timeout', 'kill_timeout', 'min_uptime', 'restart_delay', 'exp_backoff_restart_delay'])
 const EXEC_MODES = /** @type {const} */ ({ cluster: 'cluster', cluster_mode: 'cluster', fork: 'fork', fork_mode: 'fork' })
 const DURATION_UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
-const BYTE_UNITS = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 }
 const MAX_MS = 2 ** 31 - 1
 const MAX_INSTANCES = 1024
+const MAX_RETAIN = 100_000
 /** Interpreters by extension; null runs the script with node. */
 const INTERPRETERS = /** @type {Record<string, string | null>} */ ({ '.js': null, '.mjs': null, '.cjs': null, '.py': 'python3', '.sh': 'bash', '.rb': 'ruby', '.php': 'php', '.pl': 'perl' })
 
@@ -62,7 +65,7 @@ export function normalizeApp (raw, { cwd, envName, cpus, source = null }) {
     listen_timeout: 0,
     kill_timeout: 0,
     shutdown_with_message: parseBoolean(raw.shutdown_with_message, 'shutdown_with_message', APP_DEFAULTS.shutdown_with_message),
-    max_restarts: parseCount(raw.max_restarts, 'max_restarts'),
+    max_restarts: raw.max_restarts == null || raw.max_restarts === '' ? APP_DEFAULTS.max_restarts : parseCount(raw.max_restarts, 'max_restarts', 1e9),
     min_uptime: 0,
     restart_delay: 0,
     exp_backoff_restart_delay: 0,
@@ -71,9 +74,14 @@ export function normalizeApp (raw, { cwd, envName, cpus, source = null }) {
     max_memory_restart: raw.max_memory_restart == null || raw.max_memory_restart === '' ? null : parseBytes(raw.max_memory_restart, 'max_memory_restart'),
     out_file: resolveLogFile(raw.out_file ?? raw.output ?? raw.out ?? raw.out_log, 'out_file', appCwd),
     error_file: resolveLogFile(raw.error_file ?? raw.error ?? raw.err_file ?? raw.err ?? raw.err_log, 'error_file', appCwd),
+    log_file: resolveCombinedLog(raw.log_file ?? raw.log, appCwd),
     merge_logs: parseBoolean(raw.merge_logs ?? raw.combine_logs, 'merge_logs', APP_DEFAULTS.merge_logs),
     time: parseBoolean(raw.time, 'time', APP_DEFAULTS.time),
+    log_date_format: parseString(raw.log_date_format, 'log_date_format'),
     log_type: parseLogType(raw.log_type),
+    log_max_size: raw.log_max_size == null || raw.log_max_size === '' ? null : parseBytes(raw.log_max_size, 'log_max_size', { allowZero: true }),
+    log_retain: raw.log_retain == null || raw.log_retain === '' ? null : parseCount(raw.log_retain, 'log_retain', MAX_RETAIN),
+    log_compress: raw.log_compress == null || raw.log_compress === '' ? null : parseBoolean(raw.log_compress, 'log_compress', false),
     cron_restart: parseString(raw.cron_restart ?? raw.cron, 'cron_restart'),
     watch: parseWatch(raw.watch),
     source
@@ -180,13 +188,14 @@ function parseString (value, option) {
 }
 
 /**
- * @param {unknown} value raw.max_restarts
+ * @param {unknown} value a whole number, or its digits as a string
  * @param {string} option
+ * @param {number} max
  */
-function parseCount (value, option) {
-  if (value == null || value === '') return APP_DEFAULTS.max_restarts
+function parseCount (value, option, max) {
   const count = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value
-  if (!Number.isInteger(count) || /** @type {number} */ (count) < 0 || /** @type {number} */ (count) > 1e9) throwInvalid(option, value, 'must be a whole number, 0 or more')
+  if (!Number.isInteger(count) || /** @type {number} */ (count) < 0) throwInvalid(option, value, 'must be a whole number, 0 or more')
+  if (/** @type {number} */ (count) > max) throwInvalid(option, value, `must be at most ${max}`)
   return /** @type {number} */ (count)
 }
 
@@ -212,6 +221,19 @@ function resolveLogFile (value, option, cwd) {
   const file = parseString(value, option)
   if (file === null) return null
   return file === '/dev/null' || file === 'NULL' ? '/dev/null' : path.resolve(cwd, file)
+}
+
+/**
+ * PM2's log_file: stdout and stderr in one more file; true means the default place.
+ * @param {unknown} value
+ * @param {string} cwd
+ * @returns {string | true | null}
+ */
+function resolveCombinedLog (value, cwd) {
+  if (value === true || value === false || (typeof value === 'string' && /^(true|false)$/i.test(value.trim()))) {
+    return parseBoolean(value, 'log_file', false) ? true : null
+  }
+  return resolveLogFile(value, 'log_file', cwd)
 }
 
 /** @param {unknown} value */
@@ -258,21 +280,6 @@ export function parseDuration (value, option) {
   if (!Number.isFinite(ms) || ms < 0) throwInvalid(option, value, 'use milliseconds, or a number with ms, s, m or h (e.g. 5s)')
   if (ms > MAX_MS) throwInvalid(option, value, `must be at most ${MAX_MS} ms (about 24 days)`)
   return Math.round(ms)
-}
-
-/**
- * Read a size: bytes as a number, or "512K", "200M", "1.5G", "100MB" (K = 1024).
- * @param {unknown} value
- * @param {string} option named in the error
- * @returns {number} integer bytes
- */
-export function parseBytes (value, option) {
-  const match = typeof value === 'string' ? /^(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?$/i.exec(value.trim()) : null
-  const bytes = typeof value === 'number'
-    ? value
-    : match ? Number(match[1]) * BYTE_UNITS[/** @type {keyof typeof BYTE_UNITS} */ (match[2].toUpperCase())] : NaN
-  if (!Number.isFinite(bytes) || Math.round(bytes) < 1) throwInvalid(option, value, 'use bytes, or a number with K, M or G (e.g. 200M)')
-  return Math.round(bytes)
 }
 
 /**

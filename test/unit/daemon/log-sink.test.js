@@ -1,60 +1,36 @@
 // @ts-check
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { describe, test } from 'node:test'
 import pino from 'pino'
 import { APP_DEFAULTS } from '../../../ipc/app-config.js'
-import { LogSink, logPathFor } from '../../../daemon/log-sink.js'
+import { LogFiles } from '../../../daemon/log-files.js'
+import { LogSink } from '../../../daemon/log-sink.js'
 
 /** @typedef {import('../../../ipc/app-config.js').AppConfig} AppConfig */
 /** @typedef {import('../../../daemon/log-ring.js').LogEntry} LogEntry */
 
-const LOGS = '/home/u/.sup/logs'
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 /** @param {Partial<AppConfig>} [overrides] @returns {AppConfig} */
 const appConfig = (overrides = {}) => ({ ...structuredClone({ ...APP_DEFAULTS }), name: 'api', script: '/srv/api.js', cwd: '/srv', ...overrides })
-
-describe('logPathFor', () => {
-  /** @type {Array<[string, Partial<AppConfig>, 'out' | 'err', number, string]>} */
-  const cases = [
-    ['fork, one instance', {}, 'out', 0, `${LOGS}/api-out.log`],
-    ['fork, one instance, stderr', {}, 'err', 0, `${LOGS}/api-err.log`],
-    ['cluster', { exec_mode: 'cluster', instances: 4 }, 'out', 2, `${LOGS}/api-out-2.log`],
-    ['cluster of one still gets a suffix', { exec_mode: 'cluster', instances: 1 }, 'err', 0, `${LOGS}/api-err-0.log`],
-    ['fork with several instances', { instances: 3 }, 'out', 1, `${LOGS}/api-out-1.log`],
-    ['cluster with merge_logs', { exec_mode: 'cluster', instances: 4, merge_logs: true }, 'out', 3, `${LOGS}/api-out.log`],
-    ['custom out_file, one instance', { out_file: '/var/log/api/app.log' }, 'out', 0, '/var/log/api/app.log'],
-    ['custom out_file is not used for stderr', { out_file: '/var/log/api/app.log' }, 'err', 0, `${LOGS}/api-err.log`],
-    ['custom error_file', { error_file: '/var/log/api/errors.txt' }, 'err', 0, '/var/log/api/errors.txt'],
-    ['custom out_file, per instance: suffix before the extension', { out_file: '/var/log/api/app.log', exec_mode: 'cluster', instances: 2 }, 'out', 1, '/var/log/api/app-1.log'],
-    ['custom file with two dots', { out_file: '/var/log/api.v2.log', instances: 2 }, 'out', 0, '/var/log/api.v2-0.log'],
-    ['custom file without extension', { error_file: '/var/log/api-errors', exec_mode: 'cluster', instances: 2 }, 'err', 1, '/var/log/api-errors-1'],
-    ['custom file, merge_logs', { out_file: '/var/log/app.log', exec_mode: 'cluster', instances: 2, merge_logs: true }, 'out', 1, '/var/log/app.log'],
-    ['/dev/null', { out_file: '/dev/null' }, 'out', 0, '/dev/null'],
-    ['/dev/null in cluster mode gets no suffix', { out_file: '/dev/null', exec_mode: 'cluster', instances: 2 }, 'out', 1, '/dev/null'],
-    ['NULL', { error_file: 'NULL', exec_mode: 'cluster', instances: 2 }, 'err', 1, '/dev/null']
-  ]
-  for (const [name, overrides, stream, instance, expected] of cases) {
-    test(`${name} -> ${expected}`, () => assert.equal(logPathFor(appConfig(overrides), LOGS, stream, instance), expected))
-  }
-})
 
 describe('LogSink', () => {
   /**
    * A sink over a fresh temp dir, removed after the test.
    * @param {import('node:test').TestContext} t
    * @param {Partial<AppConfig>} [overrides]
+   * @param {Partial<ConstructorParameters<typeof LogSink>[0]>} [options]
    */
-  async function makeSink (t, overrides = {}) {
+  async function makeSink (t, overrides = {}, options = {}) {
     const dir = await mkdtemp(join(tmpdir(), 'sup-log-sink-'))
     t.after(() => rm(dir, { recursive: true, force: true }))
-    const config = appConfig(overrides)
-    const sink = new LogSink({ config, logsDir: dir, logger: pino({ level: 'silent' }) })
+    const config = appConfig({ ...overrides, out_file: overrides.out_file?.replace('$DIR', dir) ?? null })
+    const sink = new LogSink({ config, logsDir: dir, logger: pino({ level: 'silent' }), ...options })
     /** @type {LogEntry[]} */
     const emitted = []
     sink.on('line', (entry) => emitted.push(entry))
@@ -82,9 +58,8 @@ describe('LogSink', () => {
    * @param {LogSink} sink
    */
   async function closeSink (sink) {
-    const closed = [...sink.files.values()].map((file) => once(file, 'close'))
-    sink.close()
-    await Promise.all(closed)
+    await sink.close()
+    assert.equal(sink.files.open.size, 0, 'every file is closed')
   }
 
   /** @param {string} path */
@@ -184,7 +159,7 @@ describe('LogSink', () => {
     test(`out_file ${disabled} writes no file but keeps the ring`, async (t) => {
       const { dir, sink } = await makeSink(t, { out_file: disabled })
       await feed(sink, ['kept in memory\n'])
-      assert.equal(sink.files.size, 0)
+      assert.equal(sink.opened.size, 0)
       await closeSink(sink)
       assert.deepEqual(await readdir(dir), [])
       assert.deepEqual(sink.ring.last(10).map((e) => e.line), ['kept in memory'])
@@ -203,7 +178,7 @@ describe('LogSink', () => {
   test('attach(null) is a no-op', async (t) => {
     const { sink } = await makeSink(t)
     sink.attach(null, { id: 0, instance: 0, stream: 'out' })
-    assert.equal(sink.files.size, 0)
+    assert.equal(sink.opened.size, 0)
     assert.deepEqual(sink.ring.last(10), [])
   })
 
@@ -213,6 +188,80 @@ describe('LogSink', () => {
     await closeSink(sink)
     await sink.flush()
     assert.deepEqual(sink.ring.last(10), [])
+    assert.equal(await readFile(join(dir, 'api-out.log'), 'utf8'), '')
+  })
+
+  test('log_file gets stdout and stderr together, as well as their own files', async (t) => {
+    const { dir, sink } = await makeSink(t, { log_file: true })
+    await feed(sink, ['to out\n'], { id: 0, instance: 0, stream: 'out' })
+    await feed(sink, ['to err\n'], { id: 0, instance: 0, stream: 'err' })
+    await feed(sink, ['out again\n'], { id: 0, instance: 0, stream: 'out' })
+    await closeSink(sink)
+    assert.deepEqual((await readdir(dir)).sort(), ['api-err.log', 'api-out.log', 'api.log'])
+    assert.equal(await readFile(join(dir, 'api.log'), 'utf8'), 'to out\nto err\nout again\n')
+    assert.equal(await readFile(join(dir, 'api-out.log'), 'utf8'), 'to out\nout again\n')
+  })
+
+  test('rotates with the app\'s own settings', async (t) => {
+    const { dir, sink } = await makeSink(t, { log_max_size: 30, log_retain: 100 })
+    await feed(sink, ['0123456789\n'.repeat(10)])
+    await closeSink(sink)
+    const names = await readdir(dir)
+    assert.ok(names.length >= 4, names.join(', '))
+    assert.ok(names.every((n) => n === 'api-out.log' || /^api-out__[\d_-]+\.log$/.test(n)), names.join(', '))
+  })
+
+  test('a file that cannot keep up pauses the stream until it drains', async (t) => {
+    const { sink } = await makeSink(t, {}, { files: new LogFiles({ logger: pino({ level: 'silent' }), limits: { highWater: 16 } }) })
+    const input = new PassThrough()
+    sink.attach(input, { id: 0, instance: 0, stream: 'out' })
+    input.write('a line that is longer than highWater\n')
+    assert.equal(input.isPaused(), true)
+    const file = /** @type {import('../../../daemon/log-file.js').LogFile} */ (sink.opened.values().next().value)
+    await once(file, 'drain')
+    assert.equal(input.isPaused(), false)
+    input.end()
+    await closeSink(sink)
+  })
+
+  test('a stream is never paused longer than maxPause, whatever the file does', async (t) => {
+    /** @type {Array<() => void>} */
+    const pending = []
+    const timers = { setTimeout: (/** @type {() => void} */ fn, /** @type {number} */ ms) => { assert.equal(ms, 1234); pending.push(fn); return fn }, clearTimeout: () => {} }
+    const { sink } = await makeSink(t, {}, { timers, maxPause: 1234, files: new LogFiles({ logger: pino({ level: 'silent' }), limits: { highWater: 16 } }) })
+    const input = new PassThrough()
+    sink.attach(input, { id: 0, instance: 0, stream: 'out' })
+    input.write('a line that is longer than highWater\n')
+    assert.equal(input.isPaused(), true)
+    assert.equal(pending.length, 1)
+    pending[0]()
+    assert.equal(input.isPaused(), false)
+    input.end()
+    await closeSink(sink)
+  })
+
+  test('an unwritable file shows in the status of the instances that write to it', async (t) => {
+    const { dir, sink } = await makeSink(t, { out_file: '$DIR/api-out.log/x.log', exec_mode: 'cluster', instances: 2 })
+    await writeFile(join(dir, 'api-out.log'), 'a file where a folder should be')
+    await feed(sink, ['one\ntwo\n'], { id: 0, instance: 0, stream: 'out' })
+    await Promise.all([...sink.opened.values()].map((f) => f.pumping))
+    await feed(sink, ['three\n'], { id: 0, instance: 0, stream: 'out' })
+    const status = sink.statusFor(0)
+    assert.equal(status.log_error?.code, 'SUP_ERR_LOG_UNWRITABLE')
+    assert.deepEqual([status.log_dropped_lines, status.log_dropped_bytes], [3, 14])
+    assert.deepEqual(sink.statusFor(1), { log_error: null, log_dropped_lines: 0, log_dropped_bytes: 0 })
+    assert.deepEqual(sink.fileStatus().map((f) => [f.path, f.error?.code]), [[join(dir, 'api-out.log', 'x-0.log'), 'SUP_ERR_LOG_UNWRITABLE']])
+    assert.deepEqual(sink.ring.last(10).map((e) => e.line), ['one', 'two', 'three'], 'the ring keeps every line')
+    await closeSink(sink)
+  })
+
+  test('flush also deletes rotated files', async (t) => {
+    const { dir, sink } = await makeSink(t, { log_max_size: 30, log_retain: 100 })
+    await feed(sink, ['0123456789\n'.repeat(10)])
+    await Promise.all([...sink.opened.values()].map((f) => f.pumping))
+    await sink.flush()
+    await closeSink(sink)
+    assert.deepEqual(await readdir(dir), ['api-out.log'])
     assert.equal(await readFile(join(dir, 'api-out.log'), 'utf8'), '')
   })
 })
