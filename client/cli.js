@@ -100,6 +100,17 @@ export async function main (argv, io) {
     .option('--json', 'print JSON')
     .action(action('ping', (mod, ctx) => mod.run(ctx)))
 
+  program.command('save')
+    .description('write the apps that run now to $SUP_HOME/dump.json (kept current after every change anyway)')
+    .option('--force', 'save even an empty list over a dump that holds apps')
+    .option('--json', 'print JSON')
+    .action(action('save', (mod, ctx) => mod.run(ctx)))
+
+  program.command('resurrect')
+    .description('start the apps of $SUP_HOME/dump.json that are not running yet')
+    .option('--json', 'print JSON')
+    .action(action('resurrect', (mod, ctx) => mod.run(ctx)))
+
   program.command('kill')
     .description('stop every app and the daemon')
     .action(action('kill', (mod, ctx) => mod.run(ctx)))

@@ -8,6 +8,8 @@ import { PROTOCOL_VERSION } from '../ipc/methods.js'
  * @typedef {object} HandlerContext
  * @property {import('./supervisor.js').Supervisor} supervisor
  * @property {{ version: string, pid: number, startedAt: number, home: string, balance: import('../ipc/balance.js').Balance }} daemon
+ * @property {import('./persistence.js').Persistence | null} persistence null for a daemon that keeps no dump (sup-runtime)
+ * @property {Promise<void>} ready settles once the dump has been read
  * @property {() => void} requestShutdown
  * @property {(topics: string[], apps: string[] | undefined) => void} subscribe subscribe the calling connection
  *
@@ -22,8 +24,8 @@ export const HANDLERS = {
     }
     return { protocol: PROTOCOL_VERSION, version: daemon.version, pid: daemon.pid, balance: daemon.balance }
   },
-  'daemon.ping' (params, { daemon, supervisor }) {
-    return { pong: true, pid: daemon.pid, version: daemon.version, uptime: Date.now() - daemon.startedAt, apps: supervisor.apps.size, home: daemon.home, balance: daemon.balance }
+  'daemon.ping' (params, { daemon, supervisor, persistence }) {
+    return { pong: true, pid: daemon.pid, version: daemon.version, uptime: Date.now() - daemon.startedAt, apps: supervisor.apps.size, home: daemon.home, balance: daemon.balance, recovery: persistence?.recovery ?? null }
   },
   'daemon.kill' (params, { requestShutdown, daemon }) {
     requestShutdown()
@@ -53,6 +55,9 @@ export const HANDLERS = {
     await Promise.all(sinks.map((sink) => sink.flush()))
     return { flushed: sinks.map((sink) => sink.config.name) }
   },
+  'dump.save': (params, { persistence }) => needDump(persistence).save({ force: params.force }),
+  'dump.resurrect': (params, { persistence }) => needDump(persistence).resurrect(params.shellEnv ?? {}),
+  'dump.status': (params, { persistence }) => persistence ? { enabled: true, ...persistence.status() } : { enabled: false },
   // Apps need not exist yet: `sup start` subscribes to the app it is about to create.
   subscribe (params, { subscribe }) {
     subscribe(params.topics, params.apps)
@@ -72,4 +77,13 @@ export function normalizeSignal (input) {
     : upper.startsWith('SIG') ? upper : `SIG${upper}`
   if (!name || !(name in constants.signals)) throw new SupError('SUP_ERR_APP_SIGNAL_INVALID', { signal: input })
   return /** @type {NodeJS.Signals} */ (name)
+}
+
+/**
+ * @param {import('./persistence.js').Persistence | null} persistence
+ * @returns {import('./persistence.js').Persistence}
+ */
+function needDump (persistence) {
+  if (!persistence) throw new SupError('SUP_ERR_DUMP_DISABLED')
+  return persistence
 }

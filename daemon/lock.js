@@ -20,7 +20,7 @@ export function acquireLock (pidFile, home) {
       if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'EEXIST') throw err
     }
     const owner = readOwner(pidFile)
-    if (owner !== null && owner !== process.pid && isProcessRunning(owner)) {
+    if (owner !== null && owner !== process.pid && isProcessRunning(owner) && mayBeDaemon(owner)) {
       throw new SupError('SUP_ERR_DAEMON_ALREADY_RUNNING', { home, pid: owner })
     }
     // Stale: its daemon is gone (kill -9, reboot). Two starters racing over a stale lock is
@@ -28,6 +28,23 @@ export function acquireLock (pidFile, home) {
     try { unlinkSync(pidFile) } catch {}
   }
   throw new SupError('SUP_ERR_DAEMON_ALREADY_RUNNING', { home, pid: readOwner(pidFile) ?? 'unknown' })
+}
+
+/**
+ * After a reboot or a crash the recorded pid may belong to an unrelated process by now (at
+ * boot often the very `sup` command that is starting the daemon). On Linux, a process whose
+ * command line is not a sup daemon's does not hold the lock; where we cannot tell, it does.
+ * @param {number} pid
+ */
+export function mayBeDaemon (pid) {
+  if (process.platform !== 'linux') return true
+  let argv
+  try {
+    argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
+  } catch {
+    return true
+  }
+  return argv.some((arg) => /(^|\/)daemon\/main\.js$|sup-runtime(\.js)?$/.test(arg))
 }
 
 /** @param {string} pidFile */

@@ -6,7 +6,11 @@
 import { execFile } from 'node:child_process'
 import { readdir, readFile } from 'node:fs/promises'
 
-/** @typedef {{ pid: number, ppid: number, startTime: string }} ProcInfo */
+/**
+ * @typedef {{ pid: number, ppid: number, startTime: string, pgid?: number, state?: string }} ProcInfo
+ * startTime is the kernel's start time in clock ticks since boot on Linux (`ps` lstart elsewhere):
+ * with the pid it names one process for good, since pids are reused and start times are not.
+ */
 
 /**
  * Every process on the machine with its parent and start time.
@@ -19,15 +23,17 @@ export async function listProcesses () {
 
 async function listFromProc () {
   const entries = await readdir('/proc')
-  const reads = entries.filter((name) => /^\d+$/.test(name)).map((name) => readStat(Number(name)))
+  const reads = entries.filter((name) => /^\d+$/.test(name)).map((name) => readProcess(Number(name)))
   return /** @type {ProcInfo[]} */ ((await Promise.all(reads)).filter(Boolean))
 }
 
 /**
+ * One process, or null when there is none with this pid.
  * @param {number} pid
  * @returns {Promise<ProcInfo | null>}
  */
-async function readStat (pid) {
+export async function readProcess (pid) {
+  if (process.platform !== 'linux') return (await listFromPs()).find((p) => p.pid === pid) ?? null
   try {
     return parseStat(pid, await readFile(`/proc/${pid}/stat`, 'latin1'))
   } catch {
@@ -44,18 +50,18 @@ async function readStat (pid) {
  */
 export function parseStat (pid, text) {
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')
-  // After the name: state(3) ppid(4) ... starttime(22) → indexes 1 and 19 here.
-  return { pid, ppid: Number(fields[1]), startTime: fields[19] }
+  // After the name: state(3) ppid(4) pgrp(5) ... starttime(22) → indexes 0, 1, 2 and 19 here.
+  return { pid, ppid: Number(fields[1]), startTime: fields[19], pgid: Number(fields[2]), state: fields[0] }
 }
 
 /** @returns {Promise<ProcInfo[]>} */
 function listFromPs () {
   return new Promise((resolve) => {
-    execFile('ps', ['-A', '-o', 'pid=,ppid=,lstart='], (err, stdout) => {
+    execFile('ps', ['-A', '-o', 'pid=,ppid=,pgid=,stat=,lstart='], (err, stdout) => {
       if (err) return resolve([])
       resolve(stdout.trim().split('\n').map((line) => {
-        const [pid, ppid, ...start] = line.trim().split(/\s+/)
-        return { pid: Number(pid), ppid: Number(ppid), startTime: start.join(' ') }
+        const [pid, ppid, pgid, stat, ...start] = line.trim().split(/\s+/)
+        return { pid: Number(pid), ppid: Number(ppid), startTime: start.join(' '), pgid: Number(pgid), state: stat[0] }
       }))
     })
   })

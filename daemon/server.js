@@ -50,7 +50,11 @@ export async function startServer ({ socketPath, logger, context }) {
           subscribers.set(ws, { topics: new Set(topics), apps: apps && apps.length > 0 ? new Set(apps) : null })
         }
       }
+      // Until the dump is read (and a crash recovered from) only hello is answered.
+      if (request.method !== 'hello') await context.ready
       const result = await HANDLERS[request.method](request.params, ctx)
+      // A change the request made is on disk before the caller hears it is done.
+      if (request.method !== 'subscribe') await context.persistence?.idle()
       send(ws, encodeResult(id, result))
     } catch (err) {
       const supErr = toSupError(err)

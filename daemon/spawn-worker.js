@@ -2,7 +2,8 @@
 // Start one worker process, in cluster mode (the daemon is the node:cluster primary and the
 // user's script is the worker's real entry point) or fork mode (child_process.spawn, argv as
 // an array, never a shell). Both come back as the same small handle.
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
+import { accessSync, constants } from 'node:fs'
 import cluster from 'node:cluster'
 import { EventEmitter } from 'node:events'
 import { fileURLToPath } from 'node:url'
@@ -89,7 +90,7 @@ function forkClusterWorker (config, env) {
  * @returns {SpawnedWorker}
  */
 function spawnForkWorker (config, env) {
-  const { command, args, node } = buildCommand(config)
+  const { command, args, node } = withParentDeathSignal(buildCommand(config))
   const child = spawn(command, args, {
     cwd: config.cwd,
     env: { ...process.env, ...env },
@@ -130,6 +131,41 @@ export function buildCommand (config) {
   }
   if (config.interpreter === 'none') return { command: config.script, args: config.args, node: false }
   return { command: config.interpreter, args: [...config.interpreter_args, config.script, ...config.args], node: false }
+}
+
+/** null: not looked for yet; false: not available. */
+/** @type {string | false | null} */
+let setprivPath = null
+
+/**
+ * A fork-mode worker must not outlive a daemon that dies without stopping it (kill -9, OOM):
+ * on Linux, util-linux's `setpriv --pdeathsig` asks the kernel to send it SIGTERM when the
+ * daemon's thread that spawned it ends, then exec()s the real command, so the worker keeps the
+ * same pid and nothing stays in between. Node cannot call prctl(PR_SET_PDEATHSIG) itself.
+ * Where setpriv is missing, the next daemon still stops the orphan (daemon/reap-previous.js).
+ * @param {{ command: string, args: string[], node: boolean }} cmd
+ */
+export function withParentDeathSignal (cmd) {
+  setprivPath ??= findSetpriv()
+  if (!setprivPath) return cmd
+  return { ...cmd, command: setprivPath, args: ['--pdeathsig', 'TERM', '--', cmd.command, ...cmd.args] }
+}
+
+/** @returns {string | false} */
+function findSetpriv () {
+  if (process.platform !== 'linux') return false
+  for (const dir of ['/usr/bin', '/bin', '/usr/sbin', '/sbin']) {
+    const path = `${dir}/setpriv`
+    try {
+      accessSync(path, constants.X_OK)
+    } catch {
+      continue
+    }
+    // --pdeathsig came with util-linux 2.33 (2018); an older setpriv would refuse to run anything.
+    const help = spawnSync(path, ['--help'], { encoding: 'utf8', timeout: 2000 })
+    return help.stdout?.includes('--pdeathsig') ? path : false
+  }
+  return false
 }
 
 /**

@@ -11,6 +11,7 @@ import { buildWorkerEnv, spawnWorker } from './spawn-worker.js'
  * @property {import('../ipc/app-config.js').AppConfig} config
  * @property {Record<string, string>} shellEnv
  * @property {import('./log-sink.js').LogSink} logs
+ * @property {{ from: string, at: number }} [restored] set when the app came back from the dump
 
  *
  * @typedef {import('../ipc/methods.js').WorkerRow} WorkerRow
@@ -189,6 +190,7 @@ export class Worker extends EventEmitter {
       unstable_restarts: state.unstableRestarts,
       retry_at: state.retryAt,
       last_exit: state.lastExit,
+      restored: this.app.restored?.from ?? null,
       ...this.app.logs.statusFor(this.instance)
     }
   }

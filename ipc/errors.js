@@ -33,6 +33,10 @@ export const ERRORS = {
   SUP_ERR_LOG_UNWRITABLE: { message: 'cannot write log file {path}: {reason}; its lines are dropped until it can be written (fix the path or its folder\'s permissions)' },
   SUP_ERR_LOG_DISK_FULL: { message: 'cannot write log file {path}: {reason}; its lines are dropped until there is space (free some, or lower log_max_size / log_retain)' },
   SUP_ERR_LOG_ROTATE_FAILED: { message: 'cannot rotate log file {path}: {reason}; it grows past its size limit until a rename works (check its folder\'s permissions)' },
+  SUP_ERR_DUMP_CORRUPT: { message: 'the dump {file} cannot be read: {reason}' },
+  SUP_ERR_DUMP_WRITE_FAILED: { message: 'cannot write {file}: {reason} (check free space and the permissions of {dir})' },
+  SUP_ERR_DUMP_EMPTY_OVERWRITE: { message: 'no apps to save, and {file} holds {count} app(s): "sup resurrect" brings them back, "sup save --force" saves the empty list over them' },
+  SUP_ERR_DUMP_DISABLED: { message: 'this daemon keeps no dump (it is a sup-runtime in the foreground, whose apps come from its command line)' },
   SUP_ERR_CLI_USAGE: { message: '{reason}' },
   SUP_ERR_INTERNAL_ERROR: { message: 'internal error: {reason} (this is a bug in sup; the daemon log has details)' }
 }

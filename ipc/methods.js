@@ -23,6 +23,7 @@ import { APP_CONFIG_SCHEMA } from './app-config.js'
  * @property {{ code: string, message: string, details: Record<string, unknown> } | null} log_error a log file of this worker cannot be written
  * @property {number} log_dropped_lines lines its log files could not take (disk too slow or failing)
  * @property {number} log_dropped_bytes
+ * @property {'crashed' | 'rebooted' | 'resurrect' | string | null} [restored] how the app came back from dump.json, if it did
  */
 
 export const PROTOCOL_VERSION = 1
@@ -63,6 +64,10 @@ export const METHODS = {
       stream: { type: 'string', enum: ['out', 'err', 'both'] }
     }
   },
+  'dump.save': { type: 'object', properties: { force: { type: 'boolean' } } },
+  // shellEnv as for app.start: what the resurrected workers inherit, never saved.
+  'dump.resurrect': { type: 'object', properties: { shellEnv: { type: 'record', values: { type: 'string', maxLength: 1 << 20 } } } },
+  'dump.status': none,
   'logs.flush': { type: 'object', properties: { target: { anyOf: [target, { type: 'null' }] } } },
   subscribe: {
     type: 'object',

@@ -137,8 +137,11 @@ export function rawFromFlags (script, args, opts) {
   return raw
 }
 
-/** @param {NodeJS.ProcessEnv} env */
-function stringEnv (env) {
+/**
+ * The caller's environment as strings: the workers inherit it; the daemon never saves it.
+ * @param {NodeJS.ProcessEnv} env
+ */
+export function stringEnv (env) {
   /** @type {Record<string, string>} */
   const out = {}
   for (const [key, value] of Object.entries(env)) if (typeof value === 'string') out[key] = value

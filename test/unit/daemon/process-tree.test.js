@@ -32,7 +32,7 @@ describe('parseStat', () => {
   for (const [name, comm] of names) {
     test(`a command name with ${name}: ${JSON.stringify(comm)}`, () => {
       const text = statLine({ pid: 1234, comm, ppid: 1, starttime: '987654' })
-      assert.deepEqual(parseStat(1234, text), { pid: 1234, ppid: 1, startTime: '987654' })
+      assert.deepEqual(parseStat(1234, text), { pid: 1234, ppid: 1, startTime: '987654', pgid: 1234, state: 'S' })
     })
   }
 

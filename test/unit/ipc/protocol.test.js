@@ -32,6 +32,9 @@ const VALID_PARAMS = {
   'app.signal': { targets: ['api'], signal: 'SIGUSR2' },
   'logs.tail': {},
   'logs.flush': {},
+  'dump.save': { force: true },
+  'dump.resurrect': { shellEnv: { PATH: '/usr/bin' } },
+  'dump.status': {},
   subscribe: { topics: ['log'] }
 }
 
@@ -118,6 +121,8 @@ describe('decodeRequest', () => {
       ['logs.tail', { lines: -1 }, 'params.lines must be >= 0'],
       ['logs.tail', { stream: 'all' }, 'params.stream must be one of out, err, both'],
       ['logs.tail', { target: 5 }, 'params.target must be null'],
+      ['dump.save', { force: 'yes' }, 'params.force must be a boolean'],
+      ['dump.resurrect', { shellEnv: { HOME: 1 } }, 'params.shellEnv.HOME must be a string'],
       ['subscribe', { topics: ['logs'] }, 'params.topics[0] must be one of log, app.state, metrics, reload.progress']
     ]
     for (const [method, params, reason] of rows) {

@@ -1,0 +1,103 @@
+// @ts-check
+// The daemon's start-up and shutdown, shared by the detached daemon (daemon/main.js) and the
+// foreground one for containers (bin/sup-runtime.js): take the lock, read the dump, open the
+// socket, supervise; on shutdown stop every app, mark the dump cleanly stopped, close.
+import { mkdirSync, readFileSync } from 'node:fs'
+import { balanceFromEnv } from '../ipc/balance.js'
+import { resolvePaths } from '../ipc/paths.js'
+import { acquireLock } from './lock.js'
+import { readLogDefaults } from './log-defaults.js'
+import { Persistence } from './persistence.js'
+import { startServer } from './server.js'
+import { setBalance } from './spawn-worker.js'
+import { Supervisor } from './supervisor.js'
+
+export const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+
+/**
+ * @typedef {object} Daemon
+ * @property {import('../ipc/paths.js').SupPaths} paths
+ * @property {Supervisor} supervisor
+ * @property {Persistence | null} persistence
+ * @property {Promise<void>} ready settles once the dump has been read (and a crash recovered from)
+ * @property {(reason: string) => Promise<void>} shutdown stop every app, then close; safe to call twice
+ */
+
+/**
+ * Open a daemon. Throws a SupError when another daemon holds this SUP_HOME, or the socket
+ * cannot be opened.
+ * @param {object} options
+ * @param {NodeJS.ProcessEnv} options.env
+ * @param {import('pino').Logger} options.logger
+ * @param {boolean} options.persist keep dump.json and recover from it (off for sup-runtime,
+ *   whose apps come from its command line every time)
+ * @param {(reason: string) => void} options.onKill what `sup kill` does: shut down, then exit
+ * @returns {Promise<Daemon>}
+ */
+export async function openDaemon ({ env, logger, persist, onKill }) {
+  const paths = resolvePaths(env)
+  mkdirSync(paths.home, { recursive: true, mode: 0o700 })
+  mkdirSync(paths.logs, { recursive: true, mode: 0o700 })
+  const balance = balanceFromEnv(env)
+  const releaseLock = acquireLock(paths.pidFile, paths.home)
+  setBalance(balance)
+
+  const logDefaults = readLogDefaults(env, (message) => logger.warn(`${message}; using the default`))
+  const supervisor = new Supervisor({ logsDir: paths.logs, logger, logDefaults })
+  const persistence = persist ? new Persistence({ file: paths.dump, supervisor, logger, version }) : null
+  // Requests wait for this (server.js), so `sup ls` right after a crash shows the restored apps.
+  const ready = (persistence?.open() ?? Promise.resolve()).catch((err) => {
+    logger.error({ err }, 'could not read the dump; starting without it')
+  })
+  const startedAt = Date.now()
+  /** @type {Awaited<ReturnType<typeof startServer>>} */
+  let server
+  try {
+    server = await startServer({
+      socketPath: paths.socket,
+      logger,
+      context: {
+        supervisor,
+        persistence,
+        ready,
+        daemon: { version, pid: process.pid, startedAt, home: paths.home, balance },
+        // Answer the request first, then stop everything.
+        requestShutdown: () => setImmediate(() => onKill('sup kill'))
+      }
+    })
+  } catch (err) {
+    releaseLock()
+    throw err
+  }
+  supervisor.on('app.state', (row) => server.publish('app.state', row))
+  supervisor.on('log', (entry) => server.publish('log', entry))
+
+  /** @type {Promise<void> | null} */
+  let stopping = null
+  const shutdown = (/** @type {string} */ reason) => {
+    stopping ??= (async () => {
+      logger.info({ reason }, 'daemon stopping')
+      await ready
+      const writeDump = persistence?.beginShutdown()
+      await supervisor.stopAll()
+      await writeDump?.()
+      releaseLock()
+      logger.info('daemon stopped')
+      // Closing the socket is the CLI's sign that everything is down, so it comes last.
+      await server.close()
+    })()
+    return stopping
+  }
+
+  logger.info({ home: paths.home, version, socket: paths.socket, balance, persist }, 'daemon started')
+  return { paths, supervisor, persistence, ready, shutdown }
+}
+
+/**
+ * Keep supervising through bugs in one request: log them instead of dying.
+ * @param {import('pino').Logger} logger
+ */
+export function survivePanics (logger) {
+  process.on('uncaughtException', (err) => logger.error({ err }, 'uncaught exception'))
+  process.on('unhandledRejection', (err) => logger.error({ err }, 'unhandled rejection'))
+}
