@@ -2,10 +2,9 @@
 // The client end of the socket: one ws connection over the daemon's unix socket, requests
 // paired with responses by id, events handed to listeners.
 import { EventEmitter } from 'node:events'
-import WebSocket from 'ws'
 import { SupError } from './errors.js'
-import { socketUrl } from './paths.js'
 import { decodeReply, encodeRequest } from './protocol.js'
+import { CLOSED, OPEN, UnixWebSocket } from './ws-client.js'
 
 /**
  * Open a connection to the daemon's socket.
@@ -14,7 +13,7 @@ import { decodeReply, encodeRequest } from './protocol.js'
  */
 export function connect (socketPath) {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(socketUrl(socketPath), { perMessageDeflate: false })
+    const ws = new UnixWebSocket(socketPath)
     const onError = (/** @type {Error} */ err) => reject(err)
     ws.once('error', onError)
     ws.once('open', () => {
@@ -25,7 +24,7 @@ export function connect (socketPath) {
 }
 
 export class Connection extends EventEmitter {
-  /** @param {WebSocket} ws */
+  /** @param {UnixWebSocket} ws */
   constructor (ws) {
     super()
     this.ws = ws
@@ -49,7 +48,7 @@ export class Connection extends EventEmitter {
   request (method, params = {}) {
     const id = this.nextId++
     return new Promise((resolve, reject) => {
-      if (this.ws.readyState !== WebSocket.OPEN) {
+      if (this.ws.readyState !== OPEN) {
         reject(new SupError('SUP_ERR_IPC_CONNECTION_LOST', { reason: 'not connected' }))
         return
       }
@@ -89,7 +88,7 @@ export class Connection extends EventEmitter {
   /** Resolves once the socket is closed. */
   close () {
     return new Promise((resolve) => {
-      if (this.ws.readyState === WebSocket.CLOSED) return resolve(undefined)
+      if (this.ws.readyState === CLOSED) return resolve(undefined)
       this.ws.once('close', () => resolve(undefined))
       this.ws.close()
     })

@@ -1,0 +1,212 @@
+// @ts-check
+// The client end of the daemon's WebSocket, over its unix socket: RFC 6455 with text frames,
+// close and ping/pong, no extensions (the daemon turns permessage-deflate off). The CLI
+// loads this instead of `ws`, whose import (http, https, tls, zlib and a dozen files) took
+// longer than everything else a `sup ls` does; see docs/benchmarks.md. The daemon keeps `ws`.
+import { createHash, randomBytes } from 'node:crypto'
+import { EventEmitter } from 'node:events'
+import { connect } from 'node:net'
+
+const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11'
+/** How long a close handshake may take before the socket is simply destroyed (ms). */
+const CLOSE_TIMEOUT = 1000
+
+export const CONNECTING = 0
+export const OPEN = 1
+export const CLOSING = 2
+export const CLOSED = 3
+
+export const OPCODES = /** @type {const} */ ({ continuation: 0, text: 1, binary: 2, close: 8, ping: 9, pong: 10 })
+
+/**
+ * One final frame, masked as a client's must be.
+ * @param {number} opcode
+ * @param {Buffer} payload
+ * @param {Buffer} [mask] 4 bytes; random unless given (tests give one)
+ */
+export function encodeFrame (opcode, payload, mask = randomBytes(4)) {
+  const length = payload.length
+  const extra = length < 126 ? 0 : length < 65536 ? 2 : 8
+  const frame = Buffer.allocUnsafe(2 + extra + 4 + length)
+  frame[0] = 0x80 | opcode
+  if (extra === 0) frame[1] = 0x80 | length
+  else if (extra === 2) {
+    frame[1] = 0x80 | 126
+    frame.writeUInt16BE(length, 2)
+  } else {
+    frame[1] = 0x80 | 127
+    frame.writeBigUInt64BE(BigInt(length), 2)
+  }
+  const at = 2 + extra
+  mask.copy(frame, at, 0, 4)
+  for (let i = 0; i < length; i++) frame[at + 4 + i] = payload[i] ^ mask[i & 3]
+  return frame
+}
+
+/**
+ * Cuts the server's byte stream into frames. Server frames are never masked.
+ */
+export class FrameParser {
+  /** @param {number} maxPayload */
+  constructor (maxPayload) {
+    this.maxPayload = maxPayload
+    /** @type {Buffer} */
+    this.buffer = Buffer.alloc(0)
+  }
+
+  /**
+   * @param {Buffer} chunk
+   * @returns {{ fin: boolean, opcode: number, payload: Buffer }[]}
+   */
+  push (chunk) {
+    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk])
+    const frames = []
+    while (this.buffer.length >= 2) {
+      const b = this.buffer
+      if (b[1] & 0x80) throw new Error('the server sent a masked frame')
+      if (b[0] & 0x70) throw new Error('the server used an extension bit')
+      let length = b[1] & 0x7f
+      let at = 2
+      if (length === 126) {
+        if (b.length < 4) break
+        length = b.readUInt16BE(2)
+        at = 4
+      } else if (length === 127) {
+        if (b.length < 10) break
+        const big = b.readBigUInt64BE(2)
+        if (big > BigInt(this.maxPayload)) throw new Error('the server sent a frame over the size limit')
+        length = Number(big)
+        at = 10
+      }
+      if (length > this.maxPayload) throw new Error('the server sent a frame over the size limit')
+      if (b.length < at + length) break
+      frames.push({ fin: (b[0] & 0x80) !== 0, opcode: b[0] & 0x0f, payload: b.subarray(at, at + length) })
+      this.buffer = b.subarray(at + length)
+    }
+    return frames
+  }
+}
+
+/**
+ * The handshake's expected Sec-WebSocket-Accept for a key.
+ * @param {string} key
+ */
+export function acceptFor (key) {
+  return createHash('sha1').update(key + GUID).digest('base64')
+}
+
+/**
+ * A WebSocket over a unix socket, with the part of `ws`'s client API that ipc/transport.js
+ * uses: readyState, send(text), close(), terminate(), and the events 'open',
+ * 'message' (Buffer), 'error' and 'close'.
+ */
+export class UnixWebSocket extends EventEmitter {
+  /**
+   * @param {string} socketPath
+   * @param {{ maxPayload?: number }} [options]
+   */
+  constructor (socketPath, { maxPayload = 16 * 1024 * 1024 } = {}) {
+    super()
+    this.readyState = CONNECTING
+    this.parser = new FrameParser(maxPayload)
+    /** @type {Buffer[]} */
+    this.fragments = []
+    this.key = randomBytes(16).toString('base64')
+    /** @type {Buffer} */
+    this.head = Buffer.alloc(0)
+    /** @type {NodeJS.Timeout | null} */
+    this.closeTimer = null
+    this.socket = connect(socketPath)
+    this.socket.setNoDelay(true)
+    this.socket.on('connect', () => this.socket.write(
+      `GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${this.key}\r\nSec-WebSocket-Version: 13\r\n\r\n`
+    ))
+    this.socket.on('data', (chunk) => this.onData(chunk))
+    this.socket.on('error', (err) => this.emit('error', err))
+    this.socket.on('close', () => {
+      if (this.closeTimer) clearTimeout(this.closeTimer)
+      this.readyState = CLOSED
+      this.emit('close')
+    })
+  }
+
+  /** @param {string} text */
+  send (text) {
+    if (this.readyState !== OPEN) throw new Error('the WebSocket is not open')
+    this.socket.write(encodeFrame(OPCODES.text, Buffer.from(text)))
+  }
+
+  /** Start the closing handshake; the socket is destroyed if the server does not finish it. */
+  close (code = 1000) {
+    if (this.readyState === CLOSED || this.readyState === CLOSING) return
+    if (this.readyState === CONNECTING) return this.terminate()
+    this.readyState = CLOSING
+    const payload = Buffer.allocUnsafe(2)
+    payload.writeUInt16BE(code)
+    this.socket.write(encodeFrame(OPCODES.close, payload))
+    this.closeTimer = setTimeout(() => this.socket.destroy(), CLOSE_TIMEOUT)
+  }
+
+  terminate () {
+    this.readyState = CLOSING
+    this.socket.destroy()
+  }
+
+  /** @param {Buffer} chunk */
+  onData (chunk) {
+    try {
+      if (this.readyState === CONNECTING) {
+        this.head = Buffer.concat([this.head, chunk])
+        const end = this.head.indexOf('\r\n\r\n')
+        if (end === -1) {
+          if (this.head.length > 16 * 1024) throw new Error('the handshake reply is too long')
+          return
+        }
+        this.checkHandshake(this.head.subarray(0, end).toString('latin1'))
+        chunk = this.head.subarray(end + 4)
+        this.head = Buffer.alloc(0)
+        this.readyState = OPEN
+        this.emit('open')
+        if (chunk.length === 0) return
+      }
+      for (const frame of this.parser.push(chunk)) this.onFrame(frame)
+    } catch (err) {
+      this.emit('error', err)
+      this.terminate()
+    }
+  }
+
+  /** @param {string} head the status line and headers */
+  checkHandshake (head) {
+    const [status, ...lines] = head.split('\r\n')
+    if (!/^HTTP\/1\.1 101\b/.test(status)) throw new Error(`the server refused the WebSocket upgrade (${status})`)
+    const accept = lines.find((l) => /^sec-websocket-accept:/i.test(l))?.slice(21).trim()
+    if (accept !== acceptFor(this.key)) throw new Error('the server answered the handshake with a wrong Sec-WebSocket-Accept')
+  }
+
+  /** @param {{ fin: boolean, opcode: number, payload: Buffer }} frame */
+  onFrame ({ fin, opcode, payload }) {
+    if (opcode === OPCODES.close) {
+      // Echo the server's close (once), then the server ends the TCP connection.
+      if (this.readyState === OPEN) {
+        this.readyState = CLOSING
+        this.socket.write(encodeFrame(OPCODES.close, payload.subarray(0, 2)))
+      }
+      this.socket.end()
+      return
+    }
+    if (opcode === OPCODES.ping) {
+      if (this.readyState === OPEN) this.socket.write(encodeFrame(OPCODES.pong, payload))
+      return
+    }
+    if (opcode === OPCODES.pong) return
+    if (opcode !== OPCODES.text && opcode !== OPCODES.binary && opcode !== OPCODES.continuation) {
+      throw new Error(`the server sent unknown opcode ${opcode}`)
+    }
+    this.fragments.push(payload)
+    if (!fin) return
+    const message = this.fragments.length === 1 ? this.fragments[0] : Buffer.concat(this.fragments)
+    this.fragments = []
+    this.emit('message', message)
+  }
+}
