@@ -1,12 +1,12 @@
 // @ts-check
 // The command line: every verb and flag declared here (cheap), each action's module loaded
-// only when that command runs, so `sup ls` does not pay for `sup start`.
+// only when that command runs, so `sup ls` does not pay for `sup start`. The plain forms of
+// `sup ls` skip commander altogether (see fastCommand).
 import { readFileSync } from 'node:fs'
-import { Command, Option } from 'commander'
 import { resolvePaths } from '../ipc/paths.js'
 import { SupError } from '../ipc/errors.js'
 
-const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+/** @typedef {import('commander').Command} Command */
 
 /**
  * @typedef {object} CliIo
@@ -29,6 +29,16 @@ const { version } = JSON.parse(readFileSync(new URL('../package.json', import.me
  * @returns {Promise<number>}
  */
 export async function main (argv, io) {
+  const fast = fastCommand(argv)
+  if (fast) {
+    try {
+      return (await fast({ paths: resolvePaths(io.env), io, opts: {}, args: [] })) ?? 0
+    } catch (err) {
+      return reportError(err, io)
+    }
+  }
+  const { Command, Option } = await import('commander')
+  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
   let exitCode = 0
   /** @param {string} file @param {(mod: any, ctx: CommandContext) => Promise<number | void>} call */
   const action = (file, call) => async (/** @type {any[]} */ ...args) => {
@@ -121,6 +131,22 @@ export async function main (argv, io) {
     return reportError(err, io)
   }
   return exitCode
+}
+
+/**
+ * `sup ls`, `list`, `status` (with or without --json) and `jlist`, the commands scripts and
+ * people run most, need none of commander's parsing: loading it was a fifth of their time
+ * (docs/benchmarks.md). Anything else, --help included, goes through commander.
+ * @param {string[]} argv
+ * @returns {((ctx: CommandContext) => Promise<number | void>) | null}
+ */
+function fastCommand (argv) {
+  const [verb, flag, ...rest] = argv
+  if (rest.length > 0) return null
+  const list = ['ls', 'list', 'status'].includes(verb) && (flag === undefined || flag === '--json')
+  const jlist = verb === 'jlist' && flag === undefined
+  if (!list && !jlist) return null
+  return async (ctx) => (await import('./commands/ls.js')).run({ ...ctx, opts: { json: jlist || flag === '--json' } })
 }
 
 /**
