@@ -3,10 +3,14 @@
 // validated before a handler sees it; every failure goes back as a coded error.
 import { chmod, unlink } from 'node:fs/promises'
 import { createServer } from 'node:http'
-import { WebSocketServer } from 'ws'
+import { createRequire } from 'node:module'
 import { SupError, toSupError } from '../ipc/errors.js'
 import { decodeRequest, encodeError, encodeEvent, encodeResult } from '../ipc/protocol.js'
 import { HANDLERS } from './handlers.js'
+
+// require(), not import: see daemon/main.js.
+/** @type {typeof import('ws').WebSocketServer} */
+const WebSocketServer = createRequire(import.meta.url)('ws').WebSocketServer
 
 /** A subscriber this far behind (bytes queued) misses events rather than grow our memory. */
 const MAX_BUFFERED = 4 * 1024 * 1024
