@@ -3,8 +3,10 @@
 // only when that command runs, so `sup ls` does not pay for `sup start`. The plain forms of
 // `sup ls` skip commander altogether (see fastCommand).
 import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { resolvePaths } from '../ipc/paths.js'
 import { SupError } from '../ipc/errors.js'
+import { prestartDaemon } from './daemon.js'
 
 /** @typedef {import('commander').Command} Command */
 
@@ -32,12 +34,16 @@ export async function main (argv, io) {
   const fast = fastCommand(argv)
   if (fast) {
     try {
-      return (await fast({ paths: resolvePaths(io.env), io, opts: {}, args: [] })) ?? 0
+      const paths = resolvePaths(io.env)
+      prestartDaemon(paths)
+      return (await fast({ paths, io, opts: {}, args: [] })) ?? 0
     } catch (err) {
       return reportError(err, io)
     }
   }
-  const { Command, Option } = await import('commander')
+  // require(), not import: an ESM import of a CommonJS package first runs Node's CJS lexer.
+  /** @type {typeof import('commander')} */
+  const { Command, Option } = createRequire(import.meta.url)('commander')
   const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
   let exitCode = 0
   /** @param {string} file @param {(mod: any, ctx: CommandContext) => Promise<number | void>} call */

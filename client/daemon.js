@@ -1,7 +1,7 @@
 // @ts-check
 // Connect to the daemon of this SUP_HOME, starting it first when asked to and none runs.
 import { spawn } from 'node:child_process'
-import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { SupError } from '../ipc/errors.js'
 import { PROTOCOL_VERSION } from '../ipc/methods.js'
@@ -13,6 +13,23 @@ const START_TIMEOUT = 10_000
 /** Errors that mean "nobody is listening on the socket". */
 const NOT_RUNNING = new Set(['ENOENT', 'ECONNREFUSED', 'ENOTSOCK'])
 
+/** A daemon start begun early (prestartDaemon); connectDaemon takes it over. @type {Promise<unknown> | null} */
+let starting = null
+
+/**
+ * Start the daemon now, before the rest of the command has loaded, when its socket does not
+ * even exist: the daemon boots on one core while the CLI loads on the other, and a cold
+ * `sup ls` waits for the slower of the two instead of both (docs/benchmarks.md). Only for
+ * commands that start the daemon anyway. A socket file without a daemon behind it is left
+ * to connectDaemon, which finds out by connecting.
+ * @param {import('../ipc/paths.js').SupPaths} paths
+ */
+export function prestartDaemon (paths) {
+  if (starting || existsSync(paths.socket)) return
+  // Kept as a value: connectDaemon rethrows it, so it is never an unhandled rejection.
+  starting = startDaemon(paths).then(() => null, (err) => err)
+}
+
 /**
  * @param {import('../ipc/paths.js').SupPaths} paths
  * @param {{ start?: boolean, daemonEnv?: Record<string, string> }} [options] start a daemon when
@@ -22,8 +39,16 @@ const NOT_RUNNING = new Set(['ENOENT', 'ECONNREFUSED', 'ENOTSOCK'])
 export async function connectDaemon (paths, { start = false, daemonEnv = {} } = {}) {
   let conn
   try {
-    conn = await connect(paths.socket)
+    if (starting && start) {
+      const failure = await starting
+      starting = null
+      if (failure) throw failure
+      conn = await connectWithRetry(paths.socket)
+    } else {
+      conn = await connect(paths.socket)
+    }
   } catch (err) {
+    if (err instanceof SupError) throw err
     if (!NOT_RUNNING.has(/** @type {NodeJS.ErrnoException} */ (err).code ?? '')) throw err
     if (!start) throw new SupError('SUP_ERR_DAEMON_UNREACHABLE', { home: paths.home })
     await startDaemon(paths, daemonEnv)
