@@ -80,6 +80,23 @@ export async function main (argv, io) {
       .action(action('act', (mod, ctx) => mod.run(verb, ctx.args[0], ctx)))
   }
   program.commands.find((c) => c.name() === 'delete')?.alias('del')
+  program.commands.find((c) => c.name() === 'restart')?.option('--update-env', 'start with the current shell environment instead of the one captured at start')
+
+  program.command('reload <targets...>')
+    .description('replace workers one at a time without dropping a request: each new worker must be ready before an old one is drained and retired (cluster mode; fork mode restarts)')
+    .option('--surge <n>', 'new workers started at once above the app\'s size (default 1)')
+    .option('--parallel <n>', 'replace n workers at a time (= --surge n)')
+    .option('--max-unavailable <n>', 'how many fewer ready workers than the app has are tolerated (default 0)')
+    .option('--update-env', 'new workers get the current shell environment')
+    .option('--env <name>', 'with a config file: apply env_<name>')
+    .option('--only <names>', 'with a config file: only these apps (comma-separated)')
+    .option('--json', 'print the outcome and workers as JSON')
+    .action(action('reload', (mod, ctx) => mod.run(ctx.args[0], ctx)))
+
+  program.command('scale <name> <count>')
+    .description('set the number of workers: 4 sets it, +2 adds, -1 removes (the highest instances, drained like a reload)')
+    .option('--json', 'print the outcome as JSON')
+    .action(action('scale', (mod, ctx) => mod.run(ctx.args[0], ctx.args[1], ctx)))
 
   program.command('ls').aliases(['list', 'status'])
     .description('list every worker: id, name, mode, pid, status, restarts, uptime, cpu, mem')

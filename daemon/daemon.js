@@ -71,6 +71,7 @@ export async function openDaemon ({ env, logger, persist, onKill }) {
   }
   supervisor.on('app.state', (row) => server.publish('app.state', row))
   supervisor.on('log', (entry) => server.publish('log', entry))
+  supervisor.on('reload.progress', (progress) => server.publish('reload.progress', progress))
 
   /** @type {Promise<void> | null} */
   let stopping = null

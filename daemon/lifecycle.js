@@ -24,6 +24,8 @@ export const STATUS = Object.freeze({
  * @property {number} backoff the last exponential backoff delay used (ms)
  * @property {number} crashLoops times in a row the worker was found crash-looping
  * @property {boolean} listening
+ * @property {boolean} ready the app sent 'ready' (wait_ready) since it was spawned
+ * @property {boolean} draining stopping, but first draining its connections (reload, scale down)
  * @property {{ code: number | null, signal: string | null, at: number } | null} lastExit
  * @property {number | null} retryAt when a waiting/errored worker will be started again
  * @property {'start' | 'remove' | null} then what follows once it has stopped
@@ -33,13 +35,15 @@ export const STATUS = Object.freeze({
  *   | { type: 'listening' }
  *   | { type: 'ready' }
  *   | { type: 'exit', code: number | null, signal: string | null }
- *   | { type: 'stop', then?: 'start' | 'remove' | null }
+ *   | { type: 'stop', then?: 'start' | 'remove' | null, drain?: boolean }
+ *   | { type: 'drained' }
  *   | { type: 'timer', name: TimerName }
  *   | { type: 'reset' }} WorkerEvent
  *
- * @typedef {'ready' | 'kill' | 'retry'} TimerName
+ * @typedef {'ready' | 'kill' | 'retry' | 'drain'} TimerName
  * @typedef {{ type: 'spawn' }
  *   | { type: 'graceful-stop' }
+ *   | { type: 'drain', idleMs: number }
  *   | { type: 'kill-tree' }
  *   | { type: 'reap-orphans' }
  *   | { type: 'remove' }
@@ -62,6 +66,8 @@ export function initialState () {
     backoff: 0,
     crashLoops: 0,
     listening: false,
+    ready: false,
+    draining: false,
     lastExit: null,
     retryAt: null,
     then: null
@@ -105,13 +111,15 @@ const HANDLERS = {
   },
 
   ready (config, state) {
+    if (state.status === STATUS.ONLINE) return { state: { ...state, ready: true }, effects: [] }
     if (state.status !== STATUS.STARTING) return undefined
-    return online(state)
+    return online({ ...state, ready: true })
   },
 
   exit (config, state, event, now) {
-    const exited = { ...state, pid: null, listening: false, lastExit: { code: event.code, signal: event.signal, at: now } }
+    const exited = { ...state, pid: null, listening: false, ready: false, draining: false, lastExit: { code: event.code, signal: event.signal, at: now } }
     const cleanup = /** @type {Effect[]} */ ([{ type: 'clear-timer', name: 'ready' }, { type: 'clear-timer', name: 'kill' }, { type: 'reap-orphans' }])
+    if (state.draining) cleanup.unshift({ type: 'clear-timer', name: 'drain' })
     if (state.status === STATUS.STOPPING) return afterStopped(exited, cleanup)
     if (state.status !== STATUS.STARTING && state.status !== STATUS.ONLINE) return { state: exited, effects: cleanup }
 
@@ -143,6 +151,14 @@ const HANDLERS = {
 
   stop (config, state, event) {
     const then = event.then ?? null
+    // Only a worker that serves has connections to drain; the stop ladder follows once it
+    // reports drained, or after kill_timeout.
+    if (event.drain && state.status === STATUS.ONLINE) {
+      return {
+        state: { ...state, status: STATUS.STOPPING, then, draining: true },
+        effects: [{ type: 'clear-timer', name: 'ready' }, { type: 'drain', idleMs: drainIdleMs(config) }, { type: 'set-timer', name: 'drain', ms: config.kill_timeout }]
+      }
+    }
     switch (state.status) {
       case STATUS.STARTING:
       case STATUS.ONLINE:
@@ -159,7 +175,15 @@ const HANDLERS = {
     }
   },
 
+  drained (config, state) {
+    if (state.status !== STATUS.STOPPING || !state.draining) return undefined
+    return stopAfterDrain(config, state, [])
+  },
+
   timer (config, state, event) {
+    if (event.name === 'drain' && state.status === STATUS.STOPPING && state.draining) {
+      return stopAfterDrain(config, state, [{ type: 'log', level: 'warn', message: `connections still open after kill_timeout (${config.kill_timeout} ms) of draining; stopping it anyway` }])
+    }
     if (event.name === 'ready' && state.status === STATUS.STARTING) {
       const result = online(state)
       if (config.wait_ready) {
@@ -189,8 +213,35 @@ const HANDLERS = {
 function spawn (state, restarts) {
   return {
     // startedAt is cleared: a spawn that fails before 'spawned' must count as a fast exit.
-    state: { ...state, status: STATUS.STARTING, startedAt: null, restarts, retryAt: null, then: null },
+    state: { ...state, status: STATUS.STARTING, startedAt: null, restarts, retryAt: null, then: null, ready: false, draining: false },
     effects: [{ type: 'clear-timer', name: 'retry' }, { type: 'spawn' }]
+  }
+}
+
+/**
+ * How long a draining worker lets a keep-alive connection sit idle before closing it: long
+ * enough that a client using it has sent its next request (which then gets Connection:
+ * close), short enough to finish well within kill_timeout.
+ * @param {LifecycleConfig} config
+ */
+export function drainIdleMs (config) {
+  return Math.max(1, Math.min(DRAIN_IDLE_MS, Math.floor(config.kill_timeout / 2)))
+}
+
+/** Upper bound of drainIdleMs (ms). */
+export const DRAIN_IDLE_MS = 1000
+
+/**
+ * Drained (or out of time): on to the usual stop ladder.
+ * @param {LifecycleConfig} config
+ * @param {WorkerState} state
+ * @param {Effect[]} effects
+ * @returns {{ state: WorkerState, effects: Effect[] }}
+ */
+function stopAfterDrain (config, state, effects) {
+  return {
+    state: { ...state, draining: false },
+    effects: [...effects, { type: 'clear-timer', name: 'drain' }, { type: 'graceful-stop' }, { type: 'set-timer', name: 'kill', ms: config.kill_timeout }]
   }
 }
 

@@ -26,7 +26,7 @@ export function setBalance (balance) {
  * @property {import('node:stream').Readable | null} stdout
  * @property {import('node:stream').Readable | null} stderr
  * @property {(message: unknown) => void} send
- * @property {EventEmitter} events 'exit' (code, signal), 'listening', 'ready', 'message' (msg)
+ * @property {EventEmitter} events 'exit' (code, signal), 'listening', 'ready', 'drained', 'message' (msg)
  */
 
 /**
@@ -69,8 +69,17 @@ function forkClusterWorker (config, env) {
   })
   const worker = cluster.fork(env)
   const events = new EventEmitter()
+  const send = (/** @type {unknown} */ message) => { if (worker.isConnected()) worker.send(/** @type {any} */ (message), undefined, () => {}) }
   worker.on('listening', () => events.emit('listening'))
-  worker.on('message', (message) => forwardMessage(events, message))
+  worker.on('message', (message) => {
+    // The agent has closed its servers and its connections are gone. Connections we handed
+    // it before we saw its servers close may still be on their way: our 'sync' travels
+    // behind them, and its answer behind the agent's replies to them, so once 'synced' is
+    // back every one of them has been served or handed to another worker.
+    if (message?.sup === 'drained') send({ cmd: 'NODE_SUP', act: 'sync' })
+    else if (message?.sup === 'synced') events.emit('drained')
+    else forwardMessage(events, message)
+  })
   worker.on('exit', (code, signal) => events.emit('exit', code, signal))
   // A worker whose IPC channel breaks is still watched through its 'exit'.
   worker.on('error', () => {})
@@ -79,7 +88,7 @@ function forkClusterWorker (config, env) {
     ownGroup: false,
     stdout: worker.process.stdout,
     stderr: worker.process.stderr,
-    send: (message) => { if (worker.isConnected()) worker.send(/** @type {any} */ (message), undefined, () => {}) },
+    send,
     events
   }
 }

@@ -7,13 +7,14 @@ import { STATUS } from './lifecycle.js'
 import { LOG_DEFAULTS } from './log-defaults.js'
 import { LogFiles } from './log-files.js'
 import { LogSink } from './log-sink.js'
+import { reloadApps, replaceWorker, scaleApp } from './reload.js'
 import { Worker } from './worker.js'
 
 /** Extra time an operation waits beyond the app's own timeouts before answering anyway. */
 const SETTLE_GRACE = 2000
 
 /**
- * @typedef {import('./worker.js').AppRuntime & { workers: Worker[] }} App
+ * @typedef {import('./worker.js').AppRuntime & { workers: Worker[], lastRollout?: import('./reload.js').RolloutSummary }} App
  */
 
 const isSettled = (/** @type {import('./lifecycle.js').WorkerState} */ s) => s.status !== STATUS.STARTING && s.status !== STATUS.STOPPING
@@ -79,9 +80,11 @@ export class Supervisor extends EventEmitter {
   /**
    * @param {App} app
    * @param {number} instance
+   * @param {import('./worker.js').AppRuntime} [runtime] config and env to run it with, when
+   *   not the app's own (the new workers of a reload with changed settings)
    */
-  addWorker (app, instance) {
-    const worker = new Worker({ id: this.nextId++, instance, app, logger: this.logger, now: this.now })
+  addWorker (app, instance, runtime = app) {
+    const worker = new Worker({ id: this.nextId++, instance, app: runtime, logger: this.logger, now: this.now })
     worker.on('state', (row) => this.emit('app.state', row))
     worker.on('remove', () => this.removeWorker(app, worker))
     app.workers.push(worker)
@@ -140,10 +143,19 @@ export class Supervisor extends EventEmitter {
     return workers.map((w) => w.row())
   }
 
-  /** @param {string[]} targets */
-  async restart (targets) {
+  /**
+   * @param {string[]} targets
+   * @param {{ shellEnv?: Record<string, string> }} [options] shellEnv: start with this
+   *   environment instead of the one captured at start (--update-env)
+   */
+  async restart (targets, { shellEnv } = {}) {
     const workers = this.resolve(targets)
     for (const worker of workers) {
+      if (shellEnv) {
+        const app = /** @type {App} */ (this.apps.get(worker.app.config.name))
+        app.shellEnv = shellEnv
+        worker.app = app
+      }
       if (worker.state.status === STATUS.ONLINE || worker.state.status === STATUS.STARTING || worker.state.status === STATUS.STOPPING) {
         worker.dispatch({ type: 'stop', then: 'start' })
       } else {
@@ -194,14 +206,39 @@ export class Supervisor extends EventEmitter {
   /** @param {string} target */
   describe (target) {
     const workers = this.resolve([target])
-    const app = workers[0].app
+    const app = /** @type {App} */ (this.apps.get(workers[0].app.config.name))
     return {
       name: app.config.name,
       config: app.config,
       logs: app.logs.paths(),
       log_files: app.logs.fileStatus(),
-      workers: workers.map((w) => w.row())
+      workers: workers.map((w) => w.row()),
+      last_rollout: app.lastRollout ?? null
     }
+  }
+
+  /**
+   * Rolling reload (daemon/reload.js).
+   * @param {Parameters<typeof reloadApps>[1]} params
+   */
+  reload (params) {
+    return reloadApps(this, params)
+  }
+
+  /**
+   * @param {string} target
+   * @param {string} spec "4", "+2" or "-1"
+   */
+  scale (target, spec) {
+    return scaleApp(this, target, spec)
+  }
+
+  /**
+   * Gracefully replace one worker: successor ready first, then the old one drained and retired.
+   * @param {Worker} worker
+   */
+  replaceWorker (worker) {
+    return replaceWorker(this, worker)
   }
 
   /**

@@ -41,6 +41,8 @@ export class Worker extends EventEmitter {
     /** @type {import('./lifecycle.js').WorkerEvent[]} */
     this.queue = []
     this.dispatching = false
+    /** True once the worker has left its app (the 'remove' effect ran). */
+    this.removed = false
   }
 
   /**
@@ -60,6 +62,8 @@ export class Worker extends EventEmitter {
         this.state = state
         for (const effect of effects) this.run(effect)
         if (state.status !== before.status || state.pid !== before.pid) this.emit('state', this.row())
+        // Any change at all, for those who wait on more than status (listening, ready).
+        if (state !== before) this.emit('change', state)
       }
     } finally {
       this.dispatching = false
@@ -74,7 +78,11 @@ export class Worker extends EventEmitter {
       case 'graceful-stop': this.stopGracefully(this.proc); break
       case 'kill-tree': this.killTree(this.proc); break
       case 'reap-orphans': this.reapOrphans(this.proc); break
-      case 'remove': this.emit('remove'); break
+      case 'drain': this.tellAgent('drain', { idleMs: effect.idleMs }); break
+      case 'remove':
+        this.removed = true
+        this.emit('remove')
+        break
       case 'set-timer': this.setTimer(effect.name, effect.ms); break
       case 'clear-timer': this.clearTimer(effect.name); break
       case 'log': this.logger[effect.level](effect.message); break
@@ -92,11 +100,22 @@ export class Worker extends EventEmitter {
     proc.events.on('exit', (code, signal) => { if (current()) this.dispatch({ type: 'exit', code, signal }) })
     proc.events.on('listening', () => { if (current()) this.dispatch({ type: 'listening' }) })
     proc.events.on('ready', () => { if (current()) this.dispatch({ type: 'ready' }) })
+    proc.events.on('drained', () => { if (current()) this.dispatch({ type: 'drained' }) })
     proc.events.on('message', (message) => { if (current()) this.emit('message', message) })
     if (proc.pid !== undefined) {
       this.logger.info({ workerPid: proc.pid }, 'spawned')
       this.dispatch({ type: 'spawned', pid: proc.pid })
     }
+  }
+
+  /**
+   * A message for sup's agent inside a node worker (daemon/agent/agent.cjs). Its cmd starts
+   * with NODE_ so that it arrives as an 'internalMessage' the app never sees.
+   * @param {'drain' | 'gate' | 'open'} act
+   * @param {Record<string, unknown>} [extra]
+   */
+  tellAgent (act, extra = {}) {
+    this.proc?.send({ cmd: 'NODE_SUP', act, ...extra })
   }
 
   /**

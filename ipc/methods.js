@@ -34,6 +34,8 @@ export const TOPICS = /** @type {const} */ (['log', 'app.state', 'metrics', 'rel
 const target = /** @type {const} */ ({ type: 'string', minLength: 1, maxLength: 256 })
 const targets = /** @type {const} */ ({ type: 'object', required: ['targets'], properties: { targets: { type: 'array', items: target, minItems: 1, maxItems: 1024 } } })
 const none = /** @type {const} */ ({ type: 'object', properties: {} })
+/** The caller's shell environment: inherited by the workers, never saved to disk. */
+const shellEnv = /** @type {const} */ ({ type: 'record', values: { type: 'string', maxLength: 1 << 20 } })
 
 /** @type {Record<string, Schema>} */
 export const METHODS = {
@@ -50,7 +52,20 @@ export const METHODS = {
     }
   },
   'app.stop': targets,
-  'app.restart': targets,
+  'app.restart': { type: 'object', required: ['targets'], properties: { ...targets.properties, shellEnv } },
+  'app.reload': {
+    type: 'object',
+    required: ['targets'],
+    properties: {
+      ...targets.properties,
+      // New settings, from a config file: each must name a running app.
+      apps: { type: 'array', items: APP_CONFIG_SCHEMA, maxItems: 256 },
+      shellEnv,
+      surge: { type: 'integer', minimum: 0, maximum: 1024 },
+      maxUnavailable: { type: 'integer', minimum: 0, maximum: 1024 }
+    }
+  },
+  'app.scale': { type: 'object', required: ['target', 'count'], properties: { target, count: { type: 'string', minLength: 1, maxLength: 16 } } },
   'app.delete': targets,
   'app.reset': targets,
   'app.list': none,

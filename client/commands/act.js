@@ -3,6 +3,7 @@
 import { connectDaemon } from '../daemon.js'
 import { renderWorkers } from '../format.js'
 import { expandTargets } from '../targets.js'
+import { stringEnv } from './start.js'
 
 const METHOD = { stop: 'app.stop', restart: 'app.restart', delete: 'app.delete', reset: 'app.reset' }
 const PAST = { stop: 'stopped', restart: 'restarted', delete: 'deleted', reset: 'reset' }
@@ -16,8 +17,9 @@ export async function run (verb, targets, { paths, io, opts }) {
   const expanded = await expandTargets(targets, { cwd: io.cwd, only: opts.only })
   const conn = await connectDaemon(paths)
   try {
+    const params = verb === 'restart' && opts.updateEnv ? { targets: expanded, shellEnv: stringEnv(io.env) } : { targets: expanded }
     /** @type {import('../../ipc/methods.js').WorkerRow[]} */
-    const rows = await conn.request(METHOD[verb], { targets: expanded })
+    const rows = await conn.request(METHOD[verb], params)
     if (opts.json) {
       io.out(JSON.stringify(rows))
       return 0

@@ -80,7 +80,7 @@ async function checkBalance (conn, wanted) {
  * @param {Record<string, any>} opts
  * @param {string} cwd
  */
-async function buildConfigs (target, args, opts, cwd) {
+export async function buildConfigs (target, args, opts, cwd) {
   const cpus = availableParallelism()
   if (isConfigFile(target)) {
     const { file, apps } = await loadConfigFile(target, cwd)

@@ -1,15 +1,185 @@
 'use strict'
 // sup's agent, loaded with --require into every node worker. It must never change what the
 // app sees: no patched globals, no output, no listener that keeps the process alive.
-// Cluster workers need nothing from it yet (the primary sees 'listening' itself); a
-// fork-mode worker tells the daemon when its first server listens.
-if (typeof process.send === 'function' && !process.env.NODE_UNIQUE_ID) {
-  const dc = require('node:diagnostics_channel')
-  const CHANNEL = 'tracing:net.server.listen:asyncEnd'
+// A fork-mode worker tells the daemon when its first server listens (a cluster primary sees
+// 'listening' itself). A cluster worker can be drained and gated by the daemon; see
+// docs/reload.md for why each step is done the way it is.
+const dc = require('node:diagnostics_channel')
+
+const LISTEN = 'tracing:net.server.listen:asyncEnd'
+
+/** @param {unknown} message */
+const tell = (message) => {
+  // A callback keeps a closed channel from turning into an 'error' event in the app.
+  if (process.connected && process.send) process.send(message, undefined, {}, () => {})
+}
+
+if (typeof process.send !== 'function') {
+  // Not started by sup (or started without an IPC channel): nothing to report to.
+} else if (!isClusterWorker()) {
   const onListen = () => {
-    dc.unsubscribe(CHANNEL, onListen)
-    // A callback keeps a closed channel from turning into an 'error' event in the app.
-    if (process.connected && process.send) process.send({ sup: 'listening' }, undefined, {}, () => {})
+    dc.unsubscribe(LISTEN, onListen)
+    tell({ sup: 'listening' })
   }
-  dc.subscribe(CHANNEL, onListen)
+  dc.subscribe(LISTEN, onListen)
+} else {
+  superviseClusterWorker()
+}
+
+function superviseClusterWorker () {
+  /** Servers that have listened in this worker (pruned of closed ones as new ones listen). */
+  const servers = new Set()
+  /** Connections accepted by any of them, until they close. */
+  const sockets = new Set()
+  /** A TLS connection's raw socket → the TLSSocket HTTP runs on (learnt from its requests). */
+  const wrappers = new WeakMap()
+  /** While gated: server → its own maxConnections, to give back when the gate opens. */
+  const held = new Map()
+  let gated = false
+  /** @type {null | { servers: Set<any>, quiet: Map<any, { since: number, bytes: number }>, idleMs: number, timer: any }} */
+  let draining = null
+
+  /** @this {any} */
+  const onSocketClose = function () { sockets.delete(this) }
+
+  dc.subscribe(LISTEN, (/** @type {any} */ { server }) => {
+    for (const s of servers) if (!s.listening) servers.delete(s)
+    servers.add(server)
+    if (gated) hold(server)
+  })
+  dc.subscribe('net.server.socket', (/** @type {any} */ { socket }) => {
+    sockets.add(socket)
+    socket.once('close', onSocketClose)
+  })
+  dc.subscribe('http.server.request.start', (/** @type {any} */ { response, socket, server }) => {
+    if (socket._parent != null) wrappers.set(socket._parent, socket)
+    if (draining !== null && draining.servers.has(server)) {
+      // Answer this one, and tell the client to take its next request elsewhere.
+      response.shouldKeepAlive = false
+      touch(socket._parent ?? socket)
+    }
+  })
+  // 'internalMessage' carries messages whose cmd starts with NODE_: the app's own
+  // process.on('message') never sees them, and listening here keeps nothing alive.
+  process.on(/** @type {any} */ ('internalMessage'), (/** @type {any} */ message) => {
+    if (message === null || typeof message !== 'object' || message.cmd !== 'NODE_SUP') return
+    if (message.act === 'drain') drain(Number(message.idleMs) || 1000)
+    // The daemon's answer to 'drained': by the time it reaches us, every connection the
+    // primary handed us before it saw our servers close has been answered (declined).
+    else if (message.act === 'sync') tell({ sup: 'synced' })
+    else if (message.act === 'gate') closeGate()
+    else if (message.act === 'open') openGate()
+  })
+
+  // Gate: until the daemon says the worker is ready (wait_ready), the worker declines every
+  // connection the primary hands it, and the primary passes it to another worker. Node's
+  // cluster child does exactly that for a server at its maxConnections; -1 means "always".
+  function closeGate () {
+    gated = true
+    for (const server of servers) if (server.listening) hold(server)
+  }
+
+  /** @param {any} server */
+  function hold (server) {
+    if (held.has(server) || !isRoundRobin(server)) return
+    held.set(server, { own: Object.prototype.hasOwnProperty.call(server, 'maxConnections'), value: server.maxConnections })
+    server.maxConnections = -1
+  }
+
+  function openGate () {
+    gated = false
+    for (const [server, saved] of held) {
+      if (server.maxConnections !== -1) continue
+      if (saved.own) server.maxConnections = saved.value
+      else delete server.maxConnections
+    }
+    held.clear()
+  }
+
+  // Drain: stop taking connections, let requests in flight finish, move keep-alive clients
+  // off with `Connection: close` on their next response, and close only connections that
+  // have been quiet for idleMs. Closing an idle keep-alive connection at once races the
+  // client's next request on it (the reset PM2 users see); server.close() does that on
+  // Node >= 19, so the listening handle is closed with net.Server's own close instead.
+  /** @param {number} idleMs */
+  function drain (idleMs) {
+    if (draining !== null) return
+    openGate()
+    const net = require('node:net')
+    const targets = [...servers].filter((s) => s.listening)
+    draining = { servers: new Set(targets), quiet: new Map(), idleMs, timer: null }
+    for (const raw of sockets) {
+      if (!draining.servers.has(raw.server)) continue
+      const res = httpSocketOf(raw)?._httpMessage
+      if (res && !res.headersSent) res.shouldKeepAlive = false
+      touch(raw)
+    }
+    dc.subscribe('http.server.response.finish', onResponseFinish)
+    draining.timer = setInterval(sweep, Math.max(25, Math.floor(idleMs / 4)))
+    draining.timer.unref()
+    let open = targets.length
+    const closed = () => { if (--open === 0) drained() }
+    for (const server of targets) net.Server.prototype.close.call(server, closed)
+    if (targets.length === 0) drained()
+  }
+
+  /** @param {any} message */
+  function onResponseFinish ({ socket, server }) {
+    if (draining !== null && draining.servers.has(server)) touch(socket._parent ?? socket)
+  }
+
+  /** @param {any} raw */
+  function touch (raw) {
+    draining?.quiet.set(raw, { since: Date.now(), bytes: raw.bytesRead })
+  }
+
+  /**
+   * The socket HTTP runs on: the raw socket, or its TLSSocket; null while unknown.
+   * @param {any} raw
+   */
+  function httpSocketOf (raw) {
+    const wrapper = wrappers.get(raw)
+    if (wrapper !== undefined) return wrapper
+    return raw.parser !== undefined ? raw : null
+  }
+
+  function sweep () {
+    if (draining === null) return
+    const now = Date.now()
+    for (const raw of sockets) {
+      if (!draining.servers.has(raw.server)) continue
+      // Plain net servers: their connections are the app's to end.
+      if (typeof raw.server.closeIdleConnections !== 'function') continue
+      const http = httpSocketOf(raw)
+      // Upgraded (WebSocket) connections are the app's too; busy ones finish first.
+      if (http !== null && (http.parser === null || http._httpMessage)) continue
+      const seen = draining.quiet.get(raw)
+      if (seen === undefined || raw.bytesRead !== seen.bytes) {
+        touch(raw)
+        continue
+      }
+      if (now - seen.since >= draining.idleMs) (http ?? raw).destroy()
+    }
+  }
+
+  function drained () {
+    if (draining === null) return
+    clearInterval(draining.timer)
+    dc.unsubscribe('http.server.response.finish', onResponseFinish)
+    draining.quiet.clear()
+    tell({ sup: 'drained' })
+  }
+}
+
+function isClusterWorker () {
+  return Boolean(/** @type {any} */ (require('node:cluster')).isWorker)
+}
+
+/**
+ * In round-robin mode a worker's server holds a stand-in handle (a plain object) from the primary.
+ * @param {any} server
+ */
+function isRoundRobin (server) {
+  const handle = server._handle
+  return handle != null && Object.getPrototypeOf(handle) === Object.prototype
 }

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { APP_DEFAULTS } from '../../../ipc/app-config.js'
-import { STATUS, initialState, transition } from '../../../daemon/lifecycle.js'
+import { DRAIN_IDLE_MS, STATUS, drainIdleMs, initialState, transition } from '../../../daemon/lifecycle.js'
 import { CRASH_LOOP_RETRY_BASE } from '../../../daemon/restart-policy.js'
 
 /** @typedef {import('../../../daemon/lifecycle.js').LifecycleConfig} LifecycleConfig */
@@ -113,6 +113,18 @@ const cases = [
   { name: 'stop while stopped is a no-op apart from the timer', from: state({ status: STATUS.STOPPED }), event: { type: 'stop' }, status: STATUS.STOPPED, effects: ['clear-timer:retry'], fields: { then: null } },
   { name: 'restart of a waiting worker starts it now, restarts+1', from: running({ status: STATUS.WAITING, pid: null, retryAt: NOW + 2000 }), event: { type: 'stop', then: 'start' }, status: STATUS.STARTING, effects: ['clear-timer:retry', ...SPAWN], fields: { restarts: 4, retryAt: null, then: null } },
   { name: 'delete of a stopped worker removes it at once', from: state({ status: STATUS.STOPPED }), event: { type: 'stop', then: 'remove' }, status: STATUS.STOPPED, effects: ['clear-timer:retry', 'remove'], fields: { then: null } },
+
+  // drain (reload, scale down)
+  { name: 'stop with drain while online drains before the ladder', from: running({ status: STATUS.ONLINE }), event: { type: 'stop', then: 'remove', drain: true }, status: STATUS.STOPPING, effects: ['clear-timer:ready', 'drain', `set-timer:drain:${DEFAULTS.kill_timeout}`], fields: { draining: true, then: 'remove', pid: PID } },
+  { name: 'stop with drain while starting is a plain stop (nothing to drain)', from: running({ status: STATUS.STARTING }), event: { type: 'stop', then: 'remove', drain: true }, status: STATUS.STOPPING, effects: ['clear-timer:ready', 'graceful-stop', `set-timer:kill:${DEFAULTS.kill_timeout}`], fields: { draining: false } },
+  { name: 'drained goes on with the stop ladder', from: running({ status: STATUS.STOPPING, draining: true, then: 'remove' }), event: { type: 'drained' }, status: STATUS.STOPPING, effects: ['clear-timer:drain', 'graceful-stop', `set-timer:kill:${DEFAULTS.kill_timeout}`], fields: { draining: false, then: 'remove' } },
+  { name: 'the drain timer stops it anyway, with a warning', from: running({ status: STATUS.STOPPING, draining: true }), event: { type: 'timer', name: 'drain' }, status: STATUS.STOPPING, effects: ['log:warn', 'clear-timer:drain', 'graceful-stop', `set-timer:kill:${DEFAULTS.kill_timeout}`], fields: { draining: false } },
+  { name: 'stale: drained when not draining', from: running({ status: STATUS.STOPPING }), event: { type: 'drained' }, status: STATUS.STOPPING, effects: [] },
+  { name: 'stale: drain timer after the drain', from: running({ status: STATUS.STOPPING }), event: { type: 'timer', name: 'drain' }, status: STATUS.STOPPING, effects: [] },
+  { name: 'an exit while draining clears the drain timer and finishes the stop', from: running({ status: STATUS.STOPPING, draining: true, then: 'remove' }), event: { type: 'exit', code: 0, signal: null }, status: STATUS.STOPPED, effects: ['clear-timer:drain', ...EXIT_CLEANUP, 'remove'], fields: { draining: false, pid: null } },
+  { name: 'drain uses a short idle time when kill_timeout is short', config: config({ kill_timeout: 600 }), from: running({ status: STATUS.ONLINE }), event: { type: 'stop', drain: true }, status: STATUS.STOPPING, effects: ['clear-timer:ready', 'drain', 'set-timer:drain:600'] },
+  { name: 'ready while online records that the app said ready', from: running({ status: STATUS.ONLINE }), event: { type: 'ready' }, status: STATUS.ONLINE, effects: [], fields: { ready: true } },
+  { name: 'a new spawn forgets ready and draining', from: running({ status: STATUS.STOPPED, ready: true, draining: true }), event: { type: 'start' }, status: STATUS.STARTING, effects: SPAWN, fields: { ready: false, draining: false } },
 
   // timers
   { name: 'the kill timer while stopping kills the tree', from: running({ status: STATUS.STOPPING }), event: { type: 'timer', name: 'kill' }, status: STATUS.STOPPING, effects: ['log:warn', 'kill-tree'], fields: { pid: PID } },
@@ -280,4 +292,13 @@ describe('regressions', () => {
     const { effects } = transition(config, state, { type: 'exit', code: 0, signal: null }, 30)
     assert.ok(effects.some((e) => e.type === 'remove'))
   })
+})
+
+describe('drainIdleMs', () => {
+  const rows = /** @type {Array<[number, number]>} */ ([[5000, DRAIN_IDLE_MS], [2000, DRAIN_IDLE_MS], [1200, 600], [1, 1], [0, 1]])
+  for (const [killTimeout, expected] of rows) {
+    test(`kill_timeout ${killTimeout} → ${expected} ms`, () => {
+      assert.equal(drainIdleMs(config({ kill_timeout: killTimeout })), expected)
+    })
+  }
 })

@@ -1,0 +1,98 @@
+// @ts-check
+// sup reload <targets...>: replace workers one by one without dropping a request (cluster
+// mode; fork-mode apps are restarted), printing each step as the daemon reports it.
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { SupError } from '../../ipc/errors.js'
+import { isConfigFile } from '../config/load-file.js'
+import { connectDaemon } from '../daemon.js'
+import { renderWorkers } from '../format.js'
+import { buildConfigs, stringEnv } from './start.js'
+import { followProgress } from '../progress.js'
+
+/**
+ * @param {string[]} targets names, ids, "all" or config files
+ * @param {import('../cli.js').CommandContext} ctx
+ */
+export async function run (targets, { paths, io, opts }) {
+  const limits = readLimits(opts)
+  const params = await buildParams(targets, opts, io)
+  const conn = await connectDaemon(paths)
+  try {
+    if (!opts.json) await followProgress(conn, io, params.targets.every((t) => t !== 'all' && !/^\d+$/.test(t)) ? params.targets : [])
+    /** @type {{ apps: import('../../daemon/reload.js').RolloutOutcome[], workers: import('../../ipc/methods.js').WorkerRow[] }} */
+    const result = await conn.request('app.reload', { ...params, ...limits })
+    if (opts.json) io.out(JSON.stringify(result))
+    else if (result.workers.length > 0) io.out(renderWorkers(result.workers))
+    return reportOutcomes(result.apps, io, opts.json)
+  } finally {
+    await conn.close()
+  }
+}
+
+/**
+ * One line per aborted rollout on stderr, exit 1 if any.
+ * @param {import('../../daemon/reload.js').RolloutOutcome[]} outcomes
+ * @param {import('../cli.js').CliIo} io
+ * @param {boolean} quiet only the exit code (--json already has it all)
+ */
+export function reportOutcomes (outcomes, io, quiet) {
+  const aborted = outcomes.filter((o) => o.outcome === 'aborted')
+  if (!quiet) {
+    for (const o of aborted) io.err(`sup: ${o.op} aborted: ${o.reason}; the old workers still serve`)
+  }
+  return aborted.length > 0 ? 1 : 0
+}
+
+/**
+ * --surge, --max-unavailable and PM2's --parallel (= replace that many at a time).
+ * @param {Record<string, any>} opts
+ */
+export function readLimits (opts) {
+  /** @type {{ surge?: number, maxUnavailable?: number }} */
+  const limits = {}
+  const surge = opts.surge ?? opts.parallel
+  if (surge !== undefined) limits.surge = wholeNumber(surge, opts.surge !== undefined ? '--surge' : '--parallel')
+  if (opts.maxUnavailable !== undefined) limits.maxUnavailable = wholeNumber(opts.maxUnavailable, '--max-unavailable')
+  if (limits.surge === 0 && (limits.maxUnavailable ?? 0) === 0) {
+    throw new SupError('SUP_ERR_CLI_USAGE', { reason: '--surge 0 needs --max-unavailable of at least 1, or nothing could be replaced' })
+  }
+  return limits
+}
+
+/**
+ * @param {unknown} value
+ * @param {string} flag
+ */
+function wholeNumber (value, flag) {
+  const n = Number(value)
+  if (!/^\d+$/.test(String(value)) || n > 1024) throw new SupError('SUP_ERR_CLI_USAGE', { reason: `${flag} takes a whole number from 0 to 1024, got "${value}"` })
+  return n
+}
+
+/**
+ * Targets as the daemon takes them; a config file also sends its apps' new settings.
+ * @param {string[]} targets
+ * @param {Record<string, any>} opts
+ * @param {import('../cli.js').CliIo} io
+ */
+async function buildParams (targets, opts, io) {
+  /** @type {string[]} */
+  const names = []
+  /** @type {import('../../ipc/app-config.js').AppConfig[]} */
+  const apps = []
+  for (const target of targets) {
+    if (isConfigFile(target) && existsSync(resolve(io.cwd, target))) {
+      const configs = await buildConfigs(target, [], { only: opts.only, env: opts.env }, io.cwd)
+      apps.push(...configs)
+      names.push(...configs.map((c) => c.name))
+    } else {
+      names.push(target)
+    }
+  }
+  /** @type {{ targets: string[], apps?: typeof apps, shellEnv?: Record<string, string> }} */
+  const params = { targets: names }
+  if (apps.length > 0) params.apps = apps
+  if (opts.updateEnv) params.shellEnv = stringEnv(io.env)
+  return params
+}

@@ -1,0 +1,69 @@
+// @ts-check
+// reload.progress events (daemon/reload.js, daemon/rollout.js) as terminal lines:
+// "  worker 2/4 ready (pid 123) · retiring pid 98".
+import { formatDuration } from './format.js'
+
+/**
+ * @param {Record<string, any>} event
+ * @returns {string | null} null for events not shown on the terminal
+ */
+export function formatProgress (event) {
+  const { name, op } = event
+  switch (event.phase) {
+    case 'begin':
+      if (op === 'scale') return `scaling ${name} from ${event.from} to ${event.to} worker${event.to === 1 ? '' : 's'}`
+      if (event.strategy === 'restart') return `${name} runs in fork mode: reload falls back to restart (stop, then start)`
+      return `${op === 'reload' ? 'reloading' : 'replacing'} ${plural(event.workers, 'worker')} of ${name} (surge ${event.surge}, max unavailable ${event.maxUnavailable})` +
+        (event.config ? ', with the settings of the config file' : '') + (event.env ? ', with the current environment' : '')
+    case 'start':
+      return `  starting a new worker on instance ${event.instance}${event.pid ? ` (pid ${event.pid})` : ''}`
+    case 'ready': {
+      const retiring = event.retiring?.length > 0 ? ` · retiring ${pids(event.retiring)}` : ''
+      return `  worker ${event.ready}/${event.total} ready (pid ${event.pid})${retiring}`
+    }
+    case 'retire':
+      return `  retiring ${pids(event.retiring)}`
+    case 'retired':
+      return `  pid ${event.pid ?? '-'} gone (drained and stopped in ${event.ms} ms)`
+    case 'end':
+      return formatEnd(event)
+    default:
+      return null
+  }
+}
+
+/** @param {Record<string, any>} event */
+function formatEnd (event) {
+  const took = event.ms >= 1000 ? formatDuration(event.ms) : `${event.ms} ms`
+  switch (event.outcome) {
+    case 'reloaded': return `${event.op === 'replace' ? 'replaced a worker of' : 'reloaded'} ${event.name} in ${took}: ${plural(event.started.length, 'new worker')}, ${event.retired.length} retired`
+    case 'restarted': return `restarted ${event.name} in ${took}`
+    case 'scaled': return `scaled ${event.name} in ${took}: ${plural(event.started.length, 'new worker')}, ${event.retired.length} retired`
+    case 'unchanged': return `${event.name}: ${event.reason}; nothing to do`
+    // Aborts go to stderr with the exit code (client/commands/reload.js).
+    default: return null
+  }
+}
+
+/** @param {Array<{ pid: number | null }>} refs */
+function pids (refs) {
+  const list = refs.map((r) => r.pid ?? '-').join(', ')
+  return refs.length === 1 ? `pid ${list}` : `pids ${list}`
+}
+
+/** @param {number} n @param {string} word */
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`
+
+/**
+ * Print the progress of the rollouts of `apps` (all apps when empty) as it comes.
+ * @param {import('../ipc/transport.js').Connection} conn
+ * @param {import('./cli.js').CliIo} io
+ * @param {string[]} apps
+ */
+export async function followProgress (conn, io, apps) {
+  conn.on('event', (topic, data) => {
+    const line = topic === 'reload.progress' ? formatProgress(data) : null
+    if (line !== null) io.out(line)
+  })
+  await conn.request('subscribe', { topics: ['reload.progress'], apps })
+}
