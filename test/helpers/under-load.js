@@ -3,6 +3,9 @@
 import { httpGet } from './sup.js'
 import { startLoad } from './load.js'
 
+/** ms each fresh-connection loop waits between requests: 4 loops make at most ~200 connections/s. */
+const FRESH_PAUSE = 20
+
 /**
  * @typedef {object} UnderLoadResult
  * @property {import('./load.js').LoadResult} keepAlive
@@ -33,7 +36,9 @@ export async function underLoad (port, operation, { keepAlive = 20, fresh = 4, s
   }
   const loads = [
     startLoad({ port, mode: 'keep-alive', concurrency: keepAlive, duration: 60_000, onResponse }),
-    startLoad({ port, mode: 'fresh', concurrency: fresh, duration: 60_000, onResponse })
+    // Paced: each fresh connection holds an ephemeral port in TIME_WAIT for a minute, and
+    // other tests running beside this one need ports too.
+    startLoad({ port, mode: 'fresh', concurrency: fresh, duration: 60_000, pause: FRESH_PAUSE, onResponse })
   ]
   /** @type {T | undefined} */
   let value
