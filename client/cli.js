@@ -144,6 +144,23 @@ export async function main (argv, io) {
     .option('--json', 'print JSON')
     .action(action('resurrect', (mod, ctx) => mod.run(ctx)))
 
+  program.command('startup [platform]')
+    .description('print (as a normal user) or write and enable (as root) a systemd unit that starts the daemon and resurrects the saved apps at boot; platform: systemd')
+    .option('--user <name>', 'the account the daemon runs as (default: you, or the user who ran sudo)')
+    .option('--home <dir>', 'its SUP_HOME (default: SUP_HOME, or ~/.sup of that user)')
+    .option('--service-name <name>', 'the unit\'s name (default: sup-<user>)')
+    .option('--unit-dir <dir>', 'write the unit there instead of /etc/systemd/system (nothing is enabled)')
+    .option('--print', 'only print the unit')
+    .option('--json', 'print JSON')
+    .action(action('startup', (mod, ctx) => mod.run(ctx.args[0], ctx)))
+
+  program.command('unstartup [platform]')
+    .description('disable and remove the unit written by sup startup; platform: systemd')
+    .option('--user <name>', 'the account the unit was written for')
+    .option('--service-name <name>', 'the unit\'s name (default: sup-<user>)')
+    .option('--unit-dir <dir>', 'where the unit is (default /etc/systemd/system)')
+    .action(action('unstartup', (mod, ctx) => mod.run(ctx.args[0], ctx)))
+
   program.command('kill')
     .description('stop every app and the daemon')
     .action(action('kill', (mod, ctx) => mod.run(ctx)))

@@ -41,6 +41,11 @@ export const ERRORS = {
   SUP_ERR_DUMP_WRITE_FAILED: { message: 'cannot write {file}: {reason} (check free space and the permissions of {dir})' },
   SUP_ERR_DUMP_EMPTY_OVERWRITE: { message: 'no apps to save, and {file} holds {count} app(s): "sup resurrect" brings them back, "sup save --force" saves the empty list over them' },
   SUP_ERR_DUMP_DISABLED: { message: 'this daemon keeps no dump (it is a sup-runtime in the foreground, whose apps come from its command line)' },
+  SUP_ERR_STARTUP_UNSUPPORTED: { message: 'startup system "{platform}" is not supported: sup writes systemd units (sup startup systemd)' },
+  SUP_ERR_STARTUP_USER_NOT_FOUND: { message: 'user "{user}" not found (give an existing account with --user)' },
+  SUP_ERR_STARTUP_WRITE_FAILED: { message: 'cannot write {file}: {reason} (run as root, or pick another --unit-dir)' },
+  SUP_ERR_STARTUP_NEEDS_ROOT: { message: 'removing {file} needs root: run {command}' },
+  SUP_ERR_STARTUP_COMMAND_FAILED: { message: '"{command}" failed: {reason}' },
   SUP_ERR_CLI_USAGE: { message: '{reason}' },
   SUP_ERR_INTERNAL_ERROR: { message: 'internal error: {reason} (this is a bug in sup; the daemon log has details)' }
 }

@@ -1,0 +1,91 @@
+// @ts-check
+// sup startup / unstartup through the real CLI. Units are written to a temp --unit-dir only:
+// these tests never touch /etc/systemd/system nor run systemctl, even as root.
+import assert from 'node:assert/strict'
+import { execFile, execFileSync } from 'node:child_process'
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { userInfo } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { SUP_BIN, useSupHome } from '../helpers/sup.js'
+
+const me = userInfo().username
+
+/** @returns {boolean} */
+function hasSystemdAnalyze () {
+  try {
+    execFileSync('sh', ['-c', 'command -v systemd-analyze'], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+}
+
+test('sup startup --print shows the unit for this SUP_HOME and writes nothing', async (t) => {
+  const home = useSupHome(t)
+  const result = await home.sup(['startup', '--print'])
+  assert.equal(result.code, 0, result.stderr)
+  const text = result.stdout
+  assert.match(text, /^\[Service\]$/m)
+  assert.match(text, /^Type=forking$/m)
+  assert.match(text, new RegExp(`^User=${me}$`, 'm'))
+  assert.match(text, new RegExp(`^Environment="SUP_HOME=${home.home}"$`, 'm'))
+  assert.match(text, new RegExp(`^PIDFile=${home.paths.pidFile}$`, 'm'))
+  assert.ok(text.includes(`ExecStart=${process.execPath} ${SUP_BIN} ping\n`), text)
+  assert.ok(text.includes(`ExecStartPost=-${process.execPath} ${SUP_BIN} resurrect\n`), text)
+  assert.match(text, /^KillMode=mixed$/m)
+  assert.match(text, /^WantedBy=multi-user.target$/m)
+  assert.equal(existsSync(home.paths.socket), false, 'no daemon was started')
+})
+
+test('sup startup --unit-dir writes a unit that systemd-analyze accepts; unstartup removes it', async (t) => {
+  const home = useSupHome(t)
+  const dir = join(home.home, 'units')
+  const result = await home.sup(['startup', 'systemd', '--unit-dir', dir, '--json'])
+  assert.equal(result.code, 0, result.stderr)
+  const info = JSON.parse(result.stdout)
+  const file = join(dir, `sup-${me}.service`)
+  assert.equal(info.unit_file, file)
+  assert.equal(info.written, true)
+  assert.equal(info.enabled, false, 'a unit outside /etc/systemd/system is never enabled')
+  assert.deepEqual(info.ran, [])
+  assert.equal(readFileSync(file, 'utf8'), info.unit)
+  assert.equal(statSync(file).mode & 0o777, 0o644)
+
+  if (hasSystemdAnalyze()) {
+    const verify = await new Promise((resolve) => {
+      execFile('systemd-analyze', ['verify', file], { timeout: 30_000 }, (err, stdout, stderr) => resolve({ code: err ? err.code : 0, output: stdout + stderr }))
+    })
+    assert.deepEqual(verify, { code: 0, output: '' }, 'systemd-analyze verify has nothing to say about the unit')
+  } else {
+    t.diagnostic('systemd-analyze is not installed: only the unit text was checked')
+  }
+
+  const human = await home.sup(['startup', '--unit-dir', dir])
+  assert.equal(human.code, 0, human.stderr)
+  assert.match(human.stdout, new RegExp(`wrote ${file} \\(the daemon runs as ${me}, SUP_HOME ${home.home}\\)`))
+  assert.match(human.stdout, /nothing was enabled; on the host that runs it: systemctl daemon-reload && systemctl enable sup-.*\.service/)
+
+  const remove = await home.sup(['unstartup', '--unit-dir', dir])
+  assert.equal(remove.code, 0, remove.stderr)
+  assert.match(remove.stdout, new RegExp(`removed ${file}`))
+  assert.equal(existsSync(file), false)
+  const again = await home.sup(['unstartup', '--unit-dir', dir])
+  assert.equal(again.code, 0)
+  assert.match(again.stdout, /nothing to remove/)
+})
+
+test('sup startup refuses what it cannot do, in one line', async (t) => {
+  const home = useSupHome(t)
+  const upstart = await home.sup(['startup', 'upstart', '--print'])
+  assert.equal(upstart.code, 1)
+  assert.equal(upstart.stderr, 'sup: startup system "upstart" is not supported: sup writes systemd units (sup startup systemd)\n')
+  const nobody = await home.sup(['startup', '--user', 'no-such-user-for-sup', '--print'])
+  assert.equal(nobody.code, 1)
+  assert.equal(nobody.stderr, 'sup: user "no-such-user-for-sup" not found (give an existing account with --user)\n')
+  const blocked = join(home.home, 'a-file')
+  writeFileSync(blocked, '')
+  const unwritable = await home.sup(['startup', '--unit-dir', join(blocked, 'units')])
+  assert.equal(unwritable.code, 1)
+  assert.match(unwritable.stderr, /^sup: cannot write .*a-file\/units\/sup-.*\.service: .*\(run as root, or pick another --unit-dir\)\n$/)
+})
