@@ -39,6 +39,26 @@ export function wantsToRun (state) {
 }
 
 /**
+ * One dump entry per instance. While a reload replaces a worker, the old and the new one share
+ * an instance number (and a retiring one is being removed): the app is saved with its
+ * instances, not with the momentary surge.
+ * @param {Array<{ instance: number, state: Pick<import('./lifecycle.js').WorkerState, 'status' | 'then' | 'pid'> }>} workers
+ * @returns {DumpWorker[]}
+ */
+export function workersToSave (workers) {
+  /** @type {Map<number, DumpWorker>} */
+  const byInstance = new Map()
+  for (const { instance, state } of workers) {
+    const run = wantsToRun(state)
+    if (run === null) continue
+    const seen = byInstance.get(instance)
+    if (seen && (seen.run || !run)) continue
+    byInstance.set(instance, { instance, run, pid: state.pid, start_time: null })
+  }
+  return [...byInstance.values()].sort((a, b) => a.instance - b.instance)
+}
+
+/**
  * Only the keys of the config schema: a runtime field that strays onto a config never reaches disk.
  * @param {Record<string, unknown>} config
  */

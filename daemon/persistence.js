@@ -5,7 +5,7 @@
 // in the daemon needs to know the dump exists.
 import { readFile } from 'node:fs/promises'
 import { SupError } from '../ipc/errors.js'
-import { buildDump, wantsToRun } from './dump-format.js'
+import { buildDump, workersToSave } from './dump-format.js'
 import { loadDump, writeFileAtomic } from './dump-store.js'
 import { STATUS } from './lifecycle.js'
 import { readProcess } from './process-tree.js'
@@ -235,13 +235,10 @@ export class Persistence {
     const apps = []
     const reads = []
     for (const app of this.supervisor.apps.values()) {
-      const workers = []
-      for (const worker of app.workers) {
-        const run = wantsToRun(worker.state)
-        if (run === null) continue
-        const entry = { instance: worker.instance, run, pid: worker.state.pid, start_time: /** @type {string | null} */ (null) }
-        workers.push(entry)
-        if (entry.pid !== null) reads.push(this.readStartTime(worker, entry))
+      const workers = workersToSave(app.workers)
+      for (const entry of workers) {
+        const worker = app.workers.find((w) => w.instance === entry.instance && w.state.pid === entry.pid)
+        if (worker && entry.pid !== null) reads.push(this.readStartTime(worker, entry))
       }
       if (workers.length > 0) apps.push({ config: app.config, workers })
     }

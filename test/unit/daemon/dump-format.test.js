@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { APP_DEFAULTS } from '../../../ipc/app-config.js'
 import { SupError } from '../../../ipc/errors.js'
-import { DUMP_FORMAT, buildDump, parseDump, pickConfig, wantsToRun } from '../../../daemon/dump-format.js'
+import { DUMP_FORMAT, buildDump, parseDump, pickConfig, wantsToRun, workersToSave } from '../../../daemon/dump-format.js'
 
 /** @param {Record<string, unknown>} [over] */
 const config = (over = {}) => /** @type {import('../../../ipc/app-config.js').AppConfig} */ ({ ...APP_DEFAULTS, name: 'api', script: '/srv/api.js', cwd: '/srv', ...over })
@@ -28,6 +28,22 @@ describe('wantsToRun', () => {
     test(`${status}${then ? ` then ${then}` : ''} -> ${expected}`, () => {
       assert.equal(wantsToRun(/** @type {any} */ ({ status, then })), expected)
     })
+  }
+})
+
+describe('workersToSave', () => {
+  /** @param {number} instance @param {string} status @param {number | null} pid @param {string | null} [then] */
+  const w = (instance, status, pid, then = null) => ({ instance, state: /** @type {any} */ ({ status, pid, then }) })
+  /** @type {Array<[string, ReturnType<typeof w>[], Array<[number, boolean, number | null]>]>} [name, workers, expected instance/run/pid] */
+  const rows = [
+    ['one entry per worker, by instance', [w(1, 'online', 11), w(0, 'stopped', null)], [[0, false, null], [1, true, 11]]],
+    ['a worker being deleted is left out', [w(0, 'online', 10), w(1, 'stopping', 11, 'remove')], [[0, true, 10]]],
+    ['a reload surge: old and new share an instance, saved once (the first)', [w(0, 'online', 10), w(1, 'online', 11), w(0, 'starting', 12)], [[0, true, 10], [1, true, 11]]],
+    ['a reload retiring the old one: the new one is saved', [w(0, 'stopping', 10, 'remove'), w(0, 'online', 12)], [[0, true, 12]]],
+    ['a stopped duplicate does not hide a running one', [w(0, 'stopped', null), w(0, 'starting', 12)], [[0, true, 12]]]
+  ]
+  for (const [name, workers, expected] of rows) {
+    test(name, () => assert.deepEqual(workersToSave(workers).map((x) => [x.instance, x.run, x.pid]), expected))
   }
 })
 
