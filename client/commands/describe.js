@@ -1,7 +1,7 @@
 // @ts-check
 // sup describe <name|id> [--json]
 import { connectDaemon } from '../daemon.js'
-import { formatBytes, renderTable, renderWorkers } from '../format.js'
+import { formatBytes, formatDuration, renderTable, renderWorkers } from '../format.js'
 
 /**
  * @param {string} target
@@ -27,11 +27,26 @@ export async function run (target, { paths, io, opts }) {
     const open = new Map((info.log_files ?? []).map((/** @type {any} */ f) => [f.path, f]))
     for (const file of info.logs) io.out(`  ${file}${describeFile(open.get(file))}`)
     io.out('')
+    if (info.last_rollout) {
+      io.out(`last ${info.last_rollout.op}: ${describeRollout(info.last_rollout)}`)
+      io.out('')
+    }
     io.out(renderWorkers(info.workers))
     return 0
   } finally {
     await conn.close()
   }
+}
+
+/**
+ * "aborted 12s ago after 1.2s: <reason>", "reloaded 3m ago in 352 ms: 2 new, 2 retired".
+ * @param {{ outcome: string, reason: string | null, at: number, ms: number, started: unknown[], retired: unknown[] }} rollout
+ */
+export function describeRollout (rollout, now = Date.now()) {
+  const ago = `${formatDuration(now - rollout.at)} ago`
+  if (rollout.outcome === 'aborted') return `aborted ${ago}: ${rollout.reason}`
+  const counts = rollout.started.length + rollout.retired.length > 0 ? `: ${rollout.started.length} new, ${rollout.retired.length} retired` : ''
+  return `${rollout.outcome} ${ago} in ${rollout.ms} ms${counts}${rollout.outcome !== 'reloaded' && rollout.outcome !== 'scaled' && rollout.reason ? ` (${rollout.reason})` : ''}`
 }
 
 /**

@@ -116,6 +116,8 @@ test('a new version that crashes on boot aborts the reload; the old workers keep
   assert.deepEqual(after.map((r) => [r.id, r.pid, r.status]), before.map((r) => [r.id, r.pid, 'online']), 'the old workers are the app, untouched')
   for (const row of before) assert.ok(isAlive(/** @type {number} */ (row.pid)))
 
+  const text = await home.sup(['describe', 'bad'])
+  assert.match(text.stdout, /^last reload: aborted \d+s ago: new worker \d+ of bad .* exited with code 3/m)
   const described = JSON.parse((await home.sup(['describe', 'bad', '--json'])).stdout)
   assert.equal(described.last_rollout.outcome, 'aborted')
   assert.match(described.last_rollout.reason, /exited with code 3/)
@@ -174,4 +176,20 @@ test('reload and scale reject bad limits and counts with one line', async (t) =>
   const missing = await home.sup(['reload', 'nope'])
   assert.equal(missing.code, 1)
   assert.match(missing.stderr, /^sup: app "nope" not found/)
+})
+
+test('reload all goes app by app and reports each', async (t) => {
+  const home = useSupHome(t)
+  const [a, b] = [await freePort(), await freePort()]
+  await startApp(home, [join(APPS, 'http-server.js'), '-i', '1', '--name', 'one'], { PORT: String(a) })
+  await startApp(home, [join(APPS, 'http-server.js'), '-i', '2', '--name', 'two'], { PORT: String(b) })
+  const before = await home.ls()
+  const result = await home.sup(['reload', 'all', '--json'])
+  assert.equal(result.code, 0, result.stderr)
+  const { apps, workers } = JSON.parse(result.stdout)
+  assert.deepEqual(apps.map((/** @type {any} */ o) => [o.name, o.outcome, o.started.length, o.retired.length]), [['one', 'reloaded', 1, 1], ['two', 'reloaded', 2, 2]])
+  // One app after the other: the second began after the first ended.
+  assert.ok(apps[1].at - apps[1].ms >= apps[0].at)
+  assert.equal(workers.length, 3)
+  await assertReplaced(before, await home.ls())
 })
