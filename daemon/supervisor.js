@@ -3,6 +3,7 @@
 // handlers call it; it turns requests into lifecycle events and waits on their outcome.
 import { EventEmitter } from 'node:events'
 import { SupError } from '../ipc/errors.js'
+import { AppTriggers } from './app-triggers.js'
 import { STATUS } from './lifecycle.js'
 import { LOG_DEFAULTS } from './log-defaults.js'
 import { LogFiles } from './log-files.js'
@@ -14,7 +15,7 @@ import { Worker } from './worker.js'
 const SETTLE_GRACE = 2000
 
 /**
- * @typedef {import('./worker.js').AppRuntime & { workers: Worker[], lastRollout?: import('./reload.js').RolloutSummary }} App
+ * @typedef {import('./worker.js').AppRuntime & { workers: Worker[], triggers: AppTriggers, lastRollout?: import('./reload.js').RolloutSummary }} App
  */
 
 const isSettled = (/** @type {import('./lifecycle.js').WorkerState} */ s) => s.status !== STATUS.STARTING && s.status !== STATUS.STOPPING
@@ -33,6 +34,8 @@ export class Supervisor extends EventEmitter {
     this.now = now
     this.logDefaults = logDefaults
     this.logFiles = new LogFiles({ logger })
+    /** @type {WeakSet<Worker>} workers stopped by `sup stop`: cron_restart and watch leave them alone */
+    this.held = new WeakSet()
     /** @type {Map<string, App>} */
     this.apps = new Map()
     this.nextId = 0
@@ -69,7 +72,8 @@ export class Supervisor extends EventEmitter {
     const logs = new LogSink({ config, logsDir: this.logsDir, logger: this.logger, files: this.logFiles, defaults: this.logDefaults })
     logs.on('line', (entry) => this.emit('log', entry))
     /** @type {App} */
-    const app = { config, shellEnv, logs, workers: [] }
+    const app = { config, shellEnv, logs, workers: [], triggers: /** @type {any} */ (null) }
+    app.triggers = new AppTriggers({ config, logFiles: logs.paths(), restart: (reason) => this.restartByTrigger(app, reason), logger: this.logger })
     // A log file that fails (or works again) changes the rows: `sup ls` and monit should know.
     logs.on('status', () => { for (const worker of app.workers) this.emit('app.state', worker.row()) })
     for (let instance = 0; instance < config.instances; instance++) this.addWorker(app, instance)
@@ -100,6 +104,7 @@ export class Supervisor extends EventEmitter {
     this.emit('app.state', { ...worker.row(), status: 'deleted' })
     if (app.workers.length === 0 && this.apps.get(app.config.name) === app) {
       this.apps.delete(app.config.name)
+      app.triggers.stop().catch(() => {})
       app.logs.close()
       this.logger.info({ app: app.config.name }, 'app deleted')
     }
@@ -138,6 +143,7 @@ export class Supervisor extends EventEmitter {
   /** @param {string[]} targets */
   async stop (targets) {
     const workers = this.resolve(targets)
+    for (const worker of workers) this.held.add(worker)
     for (const worker of workers) worker.dispatch({ type: 'stop' })
     await this.settle(workers, isDown)
     return workers.map((w) => w.row())
@@ -156,6 +162,14 @@ export class Supervisor extends EventEmitter {
         app.shellEnv = shellEnv
         worker.app = app
       }
+    }
+    return this.restartWorkers(workers)
+  }
+
+  /** @param {Worker[]} workers */
+  async restartWorkers (workers) {
+    for (const worker of workers) {
+      this.held.delete(worker)
       if (worker.state.status === STATUS.ONLINE || worker.state.status === STATUS.STARTING || worker.state.status === STATUS.STOPPING) {
         worker.dispatch({ type: 'stop', then: 'start' })
       } else {
@@ -165,6 +179,29 @@ export class Supervisor extends EventEmitter {
     // A restarted worker passes through stopping and starting; wait until it is past both.
     await this.settle(workers, (s) => isSettled(s) && s.then === null)
     return workers.map((w) => w.row())
+  }
+
+  /**
+   * cron_restart or watch fired: replace the app's workers, except those stopped by hand.
+   * Through reload, so a cluster app rolls (each new worker ready before an old one drains:
+   * no failed request) where PM2 would restart; a fork-mode app restarts, as in PM2.
+   * @param {App} app
+   * @param {string} reason
+   */
+  restartByTrigger (app, reason) {
+    if (this.apps.get(app.config.name) !== app) return
+    const workers = app.workers.filter((w) => !this.held.has(w))
+    if (workers.length === 0) return
+    const name = app.config.name
+    this.logger.info({ app: name, reason, strategy: app.config.exec_mode === 'cluster' ? 'rolling reload' : 'restart' }, 'restarting app')
+    this.reload({ targets: workers.map((w) => String(w.id)) }).then(({ apps }) => {
+      const outcome = apps.find((o) => o.name === name)
+      if (outcome?.outcome === 'aborted') this.logger.warn({ app: name, reason, failed: outcome.failed }, 'reload aborted: the old workers keep serving')
+    }, (err) => {
+      // A reload or scale already running (by hand, or the previous tick) is left to finish.
+      const busy = err?.code === 'SUP_ERR_RELOAD_IN_PROGRESS'
+      this.logger.warn({ err: busy ? undefined : err, app: name, reason }, busy ? 'skipped: a reload or scale of the app is under way' : 'restart failed')
+    })
   }
 
   /** @param {string[]} targets */
@@ -212,6 +249,7 @@ export class Supervisor extends EventEmitter {
       config: app.config,
       logs: app.logs.paths(),
       log_files: app.logs.fileStatus(),
+      triggers: app.triggers.status(),
       workers: workers.map((w) => w.row()),
       last_rollout: app.lastRollout ?? null
     }
@@ -252,6 +290,7 @@ export class Supervisor extends EventEmitter {
 
   /** Stop every app (daemon shutdown). */
   async stopAll () {
+    await Promise.all([...this.apps.values()].map((app) => app.triggers.stop()))
     const workers = this.list().length > 0 ? this.resolve(['all']) : []
     for (const worker of workers) worker.dispatch({ type: 'stop' })
     await this.settle(workers, isDown)

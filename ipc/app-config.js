@@ -36,8 +36,11 @@
  * @property {number | null} log_max_size bytes a log file reaches before it rotates; 0 = never; null = the daemon's default
  * @property {number | null} log_retain rotated files kept per log file; null = the daemon's default
  * @property {boolean | null} log_compress gzip rotated files; null = the daemon's default
- * @property {string | null} cron_restart
- * @property {boolean} watch
+ * @property {string | null} cron_restart cron expression (5 fields, or 6 with seconds first), checked at `sup start`
+ * @property {boolean} watch restart the workers when files change
+ * @property {string[]} watch_paths absolute; empty = the app's cwd
+ * @property {string[]} ignore_watch globs or paths not to watch (node_modules and .git never are)
+ * @property {number} watch_delay ms of quiet after the last change before restarting
  * @property {string | null} source the config file it came from
  */
 
@@ -77,6 +80,9 @@ export const APP_DEFAULTS = Object.freeze({
   log_compress: null,
   cron_restart: null,
   watch: false,
+  watch_paths: [],
+  ignore_watch: [],
+  watch_delay: 1000,
   source: null
 })
 
@@ -122,8 +128,11 @@ export const APP_CONFIG_SCHEMA = {
     log_max_size: { anyOf: [{ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, { type: 'null' }] },
     log_retain: { anyOf: [{ type: 'integer', minimum: 0, maximum: 100000 }, { type: 'null' }] },
     log_compress: { anyOf: [{ type: 'boolean' }, { type: 'null' }] },
-    cron_restart: nullableStr,
+    cron_restart: { anyOf: [{ type: 'string', maxLength: 256 }, { type: 'null' }] },
     watch: { type: 'boolean' },
+    watch_paths: strList,
+    ignore_watch: strList,
+    watch_delay: ms,
     source: nullableStr
   }
 }

@@ -26,6 +26,7 @@ export async function run (target, { paths, io, opts }) {
     io.out('log files')
     const open = new Map((info.log_files ?? []).map((/** @type {any} */ f) => [f.path, f]))
     for (const file of info.logs) io.out(`  ${file}${describeFile(open.get(file))}`)
+    for (const line of describeTriggers(info.triggers)) io.out(line)
     io.out('')
     if (info.last_rollout) {
       io.out(`last ${info.last_rollout.op}: ${describeRollout(info.last_rollout)}`)
@@ -58,4 +59,22 @@ function describeFile (file) {
   const parts = [formatBytes(file.size), `${file.rotations} rotation(s)`]
   if (file.dropped_lines > 0) parts.push(`${file.dropped_lines} line(s) dropped (${formatBytes(file.dropped_bytes)})`)
   return `  (${parts.join(', ')})${file.error ? `\n    error: ${file.error.message}` : ''}`
+}
+
+/**
+ * What restarts the app by itself: its cron schedule and its file watcher.
+ * @param {any} triggers describe's `triggers`
+ * @returns {string[]}
+ */
+function describeTriggers (triggers) {
+  const lines = []
+  const cron = triggers?.cron_restart
+  if (cron) lines.push('', `cron_restart "${cron.expression}": next restart ${cron.next ? new Date(cron.next).toISOString() : 'never'}`)
+  const watch = triggers?.watch
+  if (watch) {
+    const ignoring = watch.ignore.length > 0 ? `, ignoring ${watch.ignore.join(', ')}` : ''
+    lines.push('', `watching ${watch.paths.join(', ')} (restart ${watch.delay} ms after the last change${ignoring}; node_modules and .git never count)`)
+    if (watch.error) lines.push(`  error: ${watch.error.message}`)
+  }
+  return lines
 }

@@ -8,10 +8,11 @@ import path from 'node:path'
 import { APP_DEFAULTS, APP_NAME_PATTERN } from '../../ipc/app-config.js'
 import { SupError } from '../../ipc/errors.js'
 import { parseBytes } from '../../ipc/units.js'
+import { parseCronRestart, parseIgnoreWatch, parseWatch } from './triggers.js'
 
 export { parseBytes }
 
-const DURATION_KEYS = /** @type {const} */ (['listen_timeout', 'kill_timeout', 'min_uptime', 'restart_delay', 'exp_backoff_restart_delay'])
+const DURATION_KEYS = /** @type {const} */ (['listen_timeout', 'kill_timeout', 'min_uptime', 'restart_delay', 'exp_backoff_restart_delay', 'watch_delay'])
 const EXEC_MODES = /** @type {const} */ ({ cluster: 'cluster', cluster_mode: 'cluster', fork: 'fork', fork_mode: 'fork' })
 const DURATION_UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
 const MAX_MS = 2 ** 31 - 1
@@ -82,8 +83,10 @@ export function normalizeApp (raw, { cwd, envName, cpus, source = null }) {
     log_max_size: raw.log_max_size == null || raw.log_max_size === '' ? null : parseBytes(raw.log_max_size, 'log_max_size', { allowZero: true }),
     log_retain: raw.log_retain == null || raw.log_retain === '' ? null : parseCount(raw.log_retain, 'log_retain', MAX_RETAIN),
     log_compress: raw.log_compress == null || raw.log_compress === '' ? null : parseBoolean(raw.log_compress, 'log_compress', false),
-    cron_restart: parseString(raw.cron_restart ?? raw.cron, 'cron_restart'),
-    watch: parseWatch(raw.watch),
+    cron_restart: parseCronRestart(raw.cron_restart ?? raw.cron),
+    ...parseWatch(raw.watch, appCwd),
+    ignore_watch: parseIgnoreWatch(raw.ignore_watch),
+    watch_delay: 0,
     source
   }
   for (const key of DURATION_KEYS) {
@@ -241,13 +244,6 @@ function parseLogType (value) {
   if (value == null || value === '') return APP_DEFAULTS.log_type
   if (value !== 'json' && value !== 'raw') throwInvalid('log_type', value, 'use "json" or "raw"')
   return value
-}
-
-/** @param {unknown} value raw.watch: PM2 also takes paths, which we only read as "on" for now */
-function parseWatch (value) {
-  if (Array.isArray(value)) return value.length > 0
-  if (typeof value === 'string' && !/^(true|false)?$/i.test(value.trim())) return true
-  return parseBoolean(value, 'watch', APP_DEFAULTS.watch)
 }
 
 /**

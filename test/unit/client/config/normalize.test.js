@@ -24,6 +24,7 @@ before(() => {
   fs.writeFileSync(path.join(dir, 'binary'), 'not a script\n', { mode: 0o755 })
   fs.writeFileSync(path.join(dir, 'plain'), 'console.log(1)\n', { mode: 0o644 })
   fs.mkdirSync(path.join(dir, 'sub'))
+  fs.mkdirSync(path.join(dir, 'sub', 'src'))
   fs.writeFileSync(path.join(dir, 'sub', 'worker.js'), '\n')
 })
 
@@ -204,6 +205,9 @@ describe('normalizeApp', () => {
       log_compress: null,
       cron_restart: '0 * * * *',
       watch: true,
+      watch_paths: [path.join(dir, 'sub', 'src')],
+      ignore_watch: ['node_modules'],
+      watch_delay: 1000,
       source: path.join(dir, 'ecosystem.config.js')
     })
   })
@@ -359,7 +363,15 @@ describe('normalizeApp', () => {
       ['autorestart', 1],
       ['log_type', 'xml'],
       ['out_file', 42],
-      ['cron_restart', 5],
+      ['cron_restart', 5, 'SUP_ERR_CRON_INVALID_EXPRESSION'],
+      ['cron_restart', '61 * * * *', 'SUP_ERR_CRON_INVALID_EXPRESSION'],
+      ['cron_restart', 'every day', 'SUP_ERR_CRON_INVALID_EXPRESSION'],
+      ['cron_restart', '* * * * * * *', 'SUP_ERR_CRON_INVALID_EXPRESSION'],
+      ['watch', 5],
+      ['watch', 'no-such-folder', 'SUP_ERR_WATCH_PATH_NOT_FOUND'],
+      ['ignore_watch', 5],
+      ['ignore_watch', [1]],
+      ['watch_delay', 'soon'],
       ['log_max_size', '10 parsecs'],
       ['log_max_size', -1],
       ['log_retain', 1.5],
@@ -390,8 +402,17 @@ describe('normalizeApp', () => {
       [{ stop_exit_codes: '0,2' }, 'stop_exit_codes', [0, 2]],
       [{ watch: true }, 'watch', true],
       [{ watch: 'false' }, 'watch', false],
-      [{ watch: 'src' }, 'watch', true],
+      [{ watch: 'sub' }, 'watch', true],
+      [{ watch: 'sub' }, 'watch_paths', [path.join(dir, 'sub')]],
+      [{ watch: 'sub, sub/src' }, 'watch_paths', [path.join(dir, 'sub'), path.join(dir, 'sub', 'src')]],
+      [{ watch: true }, 'watch_paths', []],
+      [{ watch: 'TRUE' }, 'watch', true],
       [{ watch: [] }, 'watch', false],
+      [{ ignore_watch: 'logs *.tmp,dist' }, 'ignore_watch', ['logs', '*.tmp', 'dist']],
+      [{ ignore_watch: ['a b'] }, 'ignore_watch', ['a b']],
+      [{ watch_delay: '2s' }, 'watch_delay', 2000],
+      [{ cron_restart: ' */5 * * * * * ' }, 'cron_restart', '*/5 * * * * *'],
+      [{ cron_restart: '@hourly' }, 'cron_restart', '@hourly'],
       [{ merge_logs: 'true' }, 'merge_logs', true],
       [{ out: '/dev/null' }, 'out_file', '/dev/null'],
       [{ out_file: '/var/log/app.log' }, 'out_file', '/var/log/app.log'],
