@@ -182,7 +182,7 @@ export class Supervisor extends EventEmitter {
   }
 
   /**
-   * cron_restart or watch fired: replace the app's workers, except those stopped by hand.
+   * cron_restart or watch fired: replace the app's workers, except those stopped on purpose.
    * Through reload, so a cluster app rolls (each new worker ready before an old one drains:
    * no failed request) where PM2 would restart; a fork-mode app restarts, as in PM2.
    * @param {App} app
@@ -190,7 +190,8 @@ export class Supervisor extends EventEmitter {
    */
   restartByTrigger (app, reason) {
     if (this.apps.get(app.config.name) !== app) return
-    const workers = app.workers.filter((w) => !this.held.has(w))
+    // Left alone: workers stopped by hand, and those that never ran here (restored as stopped).
+    const workers = app.workers.filter((w) => !this.held.has(w) && !(w.state.status === STATUS.STOPPED && w.state.lastExit === null))
     if (workers.length === 0) return
     const name = app.config.name
     this.logger.info({ app: name, reason, strategy: app.config.exec_mode === 'cluster' ? 'rolling reload' : 'restart' }, 'restarting app')
