@@ -35,13 +35,13 @@ function restartReasons (home) {
     .filter((entry) => entry.msg === 'restarting app').map((entry) => entry.reason)
 }
 
-test('cron_restart restarts every worker on schedule, but not the ones stopped by hand', async (t) => {
+test('cron_restart restarts every worker on schedule, but not the ones stopped by hand (fork mode)', async (t) => {
   const home = useSupHome(t)
   const bad = await home.sup(['start', join(APPS, 'log-flood.js'), '--cron-restart', '61 * * * *'])
   assert.equal(bad.code, 1)
   assert.equal(bad.stderr.trim(), 'sup: invalid cron_restart "61 * * * *": Invalid value for minute: 61 (use 5 fields "minute hour day month weekday", or 6 with seconds first, e.g. "0 3 * * *")')
 
-  const start = await home.sup(['start', join(APPS, 'log-flood.js'), '-i', '2', '--cron-restart', '*/2 * * * * *', '--min-uptime', '100', '--', '1', '--stay'])
+  const start = await home.sup(['start', join(APPS, 'log-flood.js'), '-i', '2', '-x', '--cron-restart', '*/2 * * * * *', '--min-uptime', '100', '--', '1', '--stay'])
   assert.equal(start.code, 0, start.stderr)
   const info = await describeApp(home, 'log-flood')
   assert.equal(info.triggers.cron_restart.expression, '*/2 * * * * *')
@@ -59,6 +59,19 @@ test('cron_restart restarts every worker on schedule, but not the ones stopped b
   assert.equal(held.status, 'stopped')
   assert.equal(held.restarts, stoppedAt)
   assert.ok(other.restarts > rows[1].restarts)
+})
+
+test('cron_restart of a cluster app is a rolling reload: new workers ready before the old ones go', async (t) => {
+  const home = useSupHome(t)
+  const start = await home.sup(['start', join(APPS, 'log-flood.js'), '-i', '2', '--cron-restart', '*/2 * * * * *', '--min-uptime', '100', '--', '1', '--stay'])
+  assert.equal(start.code, 0, start.stderr)
+  const first = (await home.ls()).map((r) => r.id)
+  const rows = await waitForRows(home, (rs) => rs.length === 2 && rs.every((r) => !first.includes(r.id) && r.status === 'online'), { timeout: 15_000, what: 'every worker replaced' })
+  assert.deepEqual(rows.map((r) => r.instance).sort(), [0, 1])
+  const { last_rollout: rollout } = await describeApp(home, 'log-flood')
+  assert.equal(rollout.op, 'reload')
+  assert.equal(rollout.strategy, 'rolling')
+  assert.equal(rollout.outcome, 'reloaded')
 })
 
 test('watch: a burst of changes restarts the workers once; ignored files and node_modules do not count', async (t) => {
