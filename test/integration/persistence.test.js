@@ -7,6 +7,7 @@ import { test } from 'node:test'
 import { readDaemonPid } from '../../client/daemon.js'
 import { APPS, freePort, httpGet, isAlive, useSupHome, waitForExit, waitForRows } from '../helpers/sup.js'
 import { killEverythingOf, pidsRunning, waitUntil } from '../helpers/procs.js'
+import { waitForHttp } from '../helpers/under-load.js'
 
 /**
  * A SUP_HOME whose leftovers are killed even when the test kills its daemon.
@@ -98,8 +99,9 @@ test('save and resurrect: a clean kill starts the next daemon empty, resurrect b
   assert.deepEqual(rows.map((r) => `${r.name}/${r.mode}/${r.restored}`).sort(), ['web/cluster/resurrect', 'web/cluster/resurrect', 'worker/fork/resurrect'])
   assert.equal(pidsRunning(home.home, 'http-server.js').length, 2)
   assert.equal(pidsRunning(home.home, 'worker.py').length, 1)
-  const { status } = await httpGet(port)
-  assert.equal(status, 200, 'the app got its PORT back from its saved env')
+  // "online" can come from min_uptime before a slow worker listens: wait for the port.
+  await waitForHttp(port)
+  assert.equal((await httpGet(port)).status, 200, 'the app got its PORT back from its saved env')
 
   const again = await home.sup(['resurrect'])
   assert.equal(again.code, 0)
@@ -145,7 +147,7 @@ test('kill -9 of the daemon: the next CLI call restores the apps, each once, and
   assert.equal(pidsRunning(home.home, 'spawns-child.js').length, 1)
   assert.equal(pidsRunning(home.home, 'worker.py').length, 1)
   assert.equal(pidsRunning(home.home, 'stubborn.js').length, 1)
-  assert.equal((await httpGet(port)).status, 200)
+  await waitForHttp(port)
   const dump = readDump(home)
   assert.equal(dump.daemon.pid, readDaemonPid(home.paths), 'the new daemon owns the dump')
   const log = readFileSync(home.paths.daemonLog, 'utf8')
