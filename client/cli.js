@@ -193,7 +193,7 @@ function fastCommand (argv) {
  * @param {Command} program
  * @param {(file: string, call: (mod: any, ctx: CommandContext) => Promise<number | void>) => (...args: any[]) => Promise<void>} action
  */
-function addStartCommand (program, action) {
+export function addStartCommand (program, action) {
   program.command('start <script|config> [args...]')
     .description('start a script (node, or any interpreter) or the apps of an ecosystem config file; script args go after --')
     .option('-i, --instances <n>', 'number of workers: N, max, 0 (= max) or -N (CPUs minus N); node scripts run in cluster mode')

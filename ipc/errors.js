@@ -49,6 +49,8 @@ export const ERRORS = {
   SUP_ERR_STARTUP_WRITE_FAILED: { message: 'cannot write {file}: {reason} (run as root, or pick another --unit-dir)' },
   SUP_ERR_STARTUP_NEEDS_ROOT: { message: 'removing {file} needs root: run {command}' },
   SUP_ERR_STARTUP_COMMAND_FAILED: { message: '"{command}" failed: {reason}' },
+  SUP_ERR_RUNTIME_APP_ERRORED: { message: '{workers} errored (a crash loop): sup-runtime stops every app and exits 1, so the orchestrator restarts it (the lines above show why)' },
+  SUP_ERR_RUNTIME_APPS_FAILED: { message: 'every app has stopped, and {workers} failed: sup-runtime exits 1' },
   SUP_ERR_CLI_USAGE: { message: '{reason}' },
   SUP_ERR_INTERNAL_ERROR: { message: 'internal error: {reason} (this is a bug in sup; the daemon log has details)' }
 }

@@ -1,0 +1,167 @@
+// @ts-check
+// sup-runtime: the daemon in the foreground, as a container runs it.
+import assert from 'node:assert/strict'
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { APPS, ROOT, freePort, httpGet, isAlive, useSupHome, waitForExit } from '../helpers/sup.js'
+import { killEverythingOf, pidsRunning } from '../helpers/procs.js'
+import { waitForHttp } from '../helpers/under-load.js'
+
+const RUNTIME = join(ROOT, 'bin', 'sup-runtime.js')
+
+/**
+ * Start sup-runtime; its output is collected line by line.
+ * @param {import('node:test').TestContext} t
+ * @param {ReturnType<typeof useSupHome>} home
+ * @param {string[]} args
+ * @param {{ env?: Record<string, string>, command?: string[] }} [options] command: run it through this (unshare ...)
+ */
+function startRuntime (t, home, args, { env = {}, command = [] } = {}) {
+  const argv = [...command, process.execPath, RUNTIME, ...args]
+  const child = spawn(argv[0], argv.slice(1), { env: { ...home.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  t.after(() => {
+    child.kill('SIGKILL')
+    killEverythingOf(home.home)
+  })
+  /** @type {{ out: string[], err: string[] }} */
+  const lines = { out: [], err: [] }
+  /** @type {Array<() => void>} */
+  const waiters = []
+  for (const stream of /** @type {const} */ (['out', 'err'])) {
+    let partial = ''
+    child[stream === 'out' ? 'stdout' : 'stderr'].setEncoding('utf8').on('data', (chunk) => {
+      const parts = (partial + chunk).split('\n')
+      partial = /** @type {string} */ (parts.pop())
+      lines[stream].push(...parts)
+      for (const wake of waiters.splice(0)) wake()
+    })
+  }
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+  /**
+   * Resolve with the first line of `stream` matching, waiting up to `timeout`.
+   * @param {'out' | 'err'} stream
+   * @param {RegExp} pattern
+   * @param {number} [timeout]
+   * @returns {Promise<string>}
+   */
+  const waitForLine = (stream, pattern, timeout = 15_000) => new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${stream} line matching ${pattern} in ${timeout} ms; got:\n${lines.out.join('\n')}\n---\n${lines.err.join('\n')}`)), timeout)
+    const check = () => {
+      const hit = lines[stream].find((l) => pattern.test(l))
+      if (hit !== undefined) {
+        clearTimeout(timer)
+        resolve(hit)
+      } else {
+        waiters.push(check)
+      }
+    }
+    check()
+  })
+  return { child, lines, waitForLine, /** @type {Promise<{ code: number | null, signal: string | null }>} */ exited }
+}
+
+test('sup-runtime runs apps in the foreground: prefixed logs, the CLI works against it, SIGTERM exits 0 and leaves nothing', async (t) => {
+  const home = useSupHome(t)
+  const port = await freePort()
+  const rt = startRuntime(t, home, [join(APPS, 'http-server.js'), '-i', '2', '--name', 'web'], { env: { PORT: String(port) } })
+  await rt.waitForLine('out', new RegExp(`^web\\[0\\] \\| listening on ${port}$`))
+  await rt.waitForLine('out', new RegExp(`^web\\[1\\] \\| listening on ${port}$`))
+  await rt.waitForLine('err', /^sup-runtime \| web\[1\] online \(pid \d+\)$/)
+  await waitForHttp(port)
+
+  const rows = await home.ls()
+  assert.deepEqual(rows.map((r) => `${r.name}[${r.instance}] ${r.status} ${r.mode}`).sort(), ['web[0] online cluster', 'web[1] online cluster'])
+  const logs = await home.sup(['logs', 'web', '--nostream', '--lines', '5'])
+  assert.equal(logs.code, 0, logs.stderr)
+  assert.match(logs.stdout, /listening on/)
+  const reload = await home.sup(['reload', 'web'])
+  assert.equal(reload.code, 0, reload.stderr)
+  const reloaded = await home.ls()
+  assert.equal(reloaded.filter((r) => r.status === 'online').length, 2)
+  assert.ok(reloaded.every((r) => !rows.some((old) => old.pid === r.pid)), 'reload replaced both workers')
+  const save = await home.sup(['save'])
+  assert.equal(save.code, 1)
+  assert.match(save.stderr, /this daemon keeps no dump \(it is a sup-runtime/)
+  assert.equal((await httpGet(port)).status, 200)
+
+  const pids = reloaded.map((r) => /** @type {number} */ (r.pid))
+  rt.child.kill('SIGTERM')
+  assert.deepEqual(await rt.exited, { code: 0, signal: null })
+  await waitForExit(pids)
+  assert.deepEqual(pidsRunning(home.home, 'http-server.js'), [])
+  assert.match(rt.lines.err.join('\n'), /sup-runtime \| SIGTERM: stopping every app\n(.*\n)*sup-runtime \| stopped; exiting 0$/)
+  assert.equal(existsSync(home.paths.socket), false)
+  assert.equal(existsSync(home.paths.dump), false, 'sup-runtime writes no dump')
+  assert.equal(existsSync(join(home.paths.logs, 'web-out-0.log')), false, 'no app log files unless --log-files')
+})
+
+test('sup-runtime --json: one JSON object per line; fork apps; forwarded signals; SIGINT exits 0', async (t) => {
+  const home = useSupHome(t)
+  const rt = startRuntime(t, home, ['--json', join(APPS, 'signal-logger.js'), '--name', 'sig'])
+  const ready = JSON.parse(await rt.waitForLine('out', /"message":"ready"/))
+  assert.deepEqual(Object.keys(ready).sort(), ['app', 'instance', 'message', 'stream', 'time'])
+  assert.deepEqual({ app: ready.app, instance: ready.instance, stream: ready.stream }, { app: 'sig', instance: 0, stream: 'out' })
+  assert.ok(!Number.isNaN(Date.parse(ready.time)))
+  rt.child.kill('SIGUSR2')
+  await rt.waitForLine('out', /"message":"got SIGUSR2"/)
+  const said = JSON.parse(await rt.waitForLine('err', /passed on to 1 worker/))
+  assert.deepEqual({ app: said.app, level: said.level }, { app: 'sup-runtime', level: 'info' })
+  for (const line of rt.lines.out.concat(rt.lines.err)) JSON.parse(line)
+
+  const [row] = await home.ls()
+  assert.equal(row.mode, 'fork')
+  rt.child.kill('SIGINT')
+  assert.deepEqual(await rt.exited, { code: 0, signal: null })
+  await waitForExit([Number(row.pid)])
+})
+
+test('sup-runtime exits non-zero when an app crash-loops, and leaves nothing running', async (t) => {
+  const home = useSupHome(t)
+  const rt = startRuntime(t, home, [join(APPS, 'crash-on-boot.js'), '--max-restarts', '2', '--restart-delay', '10'])
+  const { code } = await rt.exited
+  assert.equal(code, 1)
+  assert.match(rt.lines.err.join('\n'), /crash-on-boot\[0\] errored: 3 exits in a row within min_uptime, last with code 3/)
+  assert.match(rt.lines.err.join('\n'), /sup-runtime \| crash-on-boot\[0\] errored \(a crash loop\): sup-runtime stops every app and exits 1/)
+  assert.match(rt.lines.err.at(-1) ?? '', /^sup-runtime \| stopped; exiting 1$/)
+  assert.match(rt.lines.err.join('\n'), /crash-on-boot\[0\] \| crash-on-boot: failing on purpose/, 'its stderr, prefixed, on stderr')
+  assert.deepEqual(pidsRunning(home.home, 'crash-on-boot.js'), [])
+})
+
+test('sup-runtime ends with its apps: a job that exits 0 gives 0, one that fails gives 1', async (t) => {
+  const home = useSupHome(t)
+  const ok = startRuntime(t, home, [join(APPS, 'crash-on-boot.js'), '--no-autorestart', '--stop-exit-codes', '3'])
+  assert.equal((await ok.exited).code, 0, ok.lines.err.join('\n'))
+  const failing = startRuntime(t, home, [join(APPS, 'crash-on-boot.js'), '--no-autorestart'])
+  assert.equal((await failing.exited).code, 1)
+  assert.match(failing.lines.err.join('\n'), /every app has stopped, and crash-on-boot\[0\] failed: sup-runtime exits 1/)
+  const usage = startRuntime(t, home, [join(APPS, 'no-such-app.js')])
+  assert.equal((await usage.exited).code, 1)
+  assert.match(usage.lines.err[0], /^sup-runtime: script ".*no-such-app\.js" not found/)
+})
+
+/** Can this machine make a PID namespace (root, or user namespaces allowed)? */
+function unshareCommand () {
+  for (const command of [['unshare', '--pid', '--fork', '--mount-proc'], ['unshare', '--user', '--map-root-user', '--pid', '--fork', '--mount-proc']]) {
+    const probe = spawnSync(command[0], [...command.slice(1), 'true'], { stdio: 'ignore' })
+    if (probe.status === 0) return command
+  }
+  return null
+}
+
+test('sup-runtime as PID 1 (a PID namespace) warns about zombies, and stops on SIGTERM', async (t) => {
+  const command = unshareCommand()
+  if (!command) return t.skip('this machine cannot create a PID namespace (unshare needs root or user namespaces)')
+  const home = useSupHome(t)
+  const rt = startRuntime(t, home, [join(APPS, 'signal-logger.js')], { command })
+  await rt.waitForLine('err', /running as PID 1: processes that your apps leave behind become zombies/)
+  await rt.waitForLine('out', /signal-logger\[0\] \| ready/)
+  // unshare --fork waits for its child, the runtime: PID 1 inside, an ordinary pid outside.
+  const inner = pidsRunning(home.home, RUNTIME).find((pid) => pid !== rt.child.pid)
+  assert.ok(inner, 'the runtime is visible from outside the namespace')
+  process.kill(inner, 'SIGTERM')
+  assert.equal((await rt.exited).code, 0)
+  assert.equal(isAlive(inner), false)
+  assert.deepEqual(pidsRunning(home.home, 'signal-logger.js'), [])
+})
