@@ -1,6 +1,10 @@
 #!/usr/bin/env node
 // @ts-check
-import { main } from '../client/cli.js'
+import { prestartDaemon } from '../client/spawn-daemon.js'
+
+// A cold `sup ls` starts the daemon before the CLI is even loaded (see spawn-daemon.js).
+prestartDaemon(process.argv.slice(2), process.env)
+const { main } = await import('../client/cli.js')
 
 // `sup logs | head` closes our stdout early: that is the reader's choice, not an error.
 for (const stream of [process.stdout, process.stderr]) {

@@ -1,12 +1,12 @@
 // @ts-check
 // The command line: every verb and flag declared here (cheap), each action's module loaded
 // only when that command runs, so `sup ls` does not pay for `sup start`. The plain forms of
-// `sup ls` skip commander altogether (see fastCommand).
+// `sup ls` skip commander altogether (listingForm in spawn-daemon.js).
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { resolvePaths } from '../ipc/paths.js'
 import { SupError } from '../ipc/errors.js'
-import { prestartDaemon } from './daemon.js'
+import { listingForm } from './spawn-daemon.js'
 
 /** @typedef {import('commander').Command} Command */
 
@@ -31,12 +31,12 @@ import { prestartDaemon } from './daemon.js'
  * @returns {Promise<number>}
  */
 export async function main (argv, io) {
-  const fast = fastCommand(argv)
-  if (fast) {
+  // The listings skip commander: loading it was a fifth of a `sup ls` (docs/benchmarks.md).
+  const listing = listingForm(argv)
+  if (listing) {
     try {
-      const paths = resolvePaths(io.env)
-      prestartDaemon(paths)
-      return (await fast({ paths, io, opts: {}, args: [] })) ?? 0
+      const { run } = await import('./commands/ls.js')
+      return (await run({ paths: resolvePaths(io.env), io, opts: listing, args: [] })) ?? 0
     } catch (err) {
       return reportError(err, io)
     }
@@ -171,22 +171,6 @@ export async function main (argv, io) {
     return reportError(err, io)
   }
   return exitCode
-}
-
-/**
- * `sup ls`, `list`, `status` (with or without --json) and `jlist`, the commands scripts and
- * people run most, need none of commander's parsing: loading it was a fifth of their time
- * (docs/benchmarks.md). Anything else, --help included, goes through commander.
- * @param {string[]} argv
- * @returns {((ctx: CommandContext) => Promise<number | void>) | null}
- */
-function fastCommand (argv) {
-  const [verb, flag, ...rest] = argv
-  if (rest.length > 0) return null
-  const list = ['ls', 'list', 'status'].includes(verb) && (flag === undefined || flag === '--json')
-  const jlist = verb === 'jlist' && flag === undefined
-  if (!list && !jlist) return null
-  return async (ctx) => (await import('./commands/ls.js')).run({ ...ctx, opts: { json: jlist || flag === '--json' } })
 }
 
 /**

@@ -1,0 +1,99 @@
+// @ts-check
+// Spawn the daemon and wait for its first word. Kept apart from the rest of the client, with
+// nothing heavy to import, so that bin/sup.js can start a daemon for a cold `sup ls` before
+// it loads the CLI: the daemon boots on one core while the CLI loads on the other, and the
+// command waits for the slower of the two instead of both (docs/benchmarks.md, cold start).
+import { spawn } from 'node:child_process'
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { SupError } from '../ipc/errors.js'
+import { resolvePaths } from '../ipc/paths.js'
+
+const DAEMON_MAIN = fileURLToPath(new URL('../daemon/main.js', import.meta.url))
+/** How long a daemon may take to report ready before we give up on it. */
+export const START_TIMEOUT = 10_000
+
+/** A start begun early: resolves null, or the error (a value, so never an unhandled rejection). @type {Promise<unknown> | null} */
+let earlyStart = null
+
+/**
+ * `sup ls`, `list`, `status` (alone or with --json) and `jlist`: the listings scripts poll,
+ * which start the daemon when none runs and need none of commander's parsing.
+ * @param {string[]} argv
+ * @returns {{ json: boolean } | null}
+ */
+export function listingForm (argv) {
+  const [verb, flag, ...rest] = argv
+  if (rest.length > 0) return null
+  if (['ls', 'list', 'status'].includes(verb) && (flag === undefined || flag === '--json')) return { json: flag === '--json' }
+  if (verb === 'jlist' && flag === undefined) return { json: true }
+  return null
+}
+
+/**
+ * For a listing, start the daemon now when its socket does not even exist (so none can be
+ * running). A socket file with no daemon behind it is left to connectDaemon, which finds
+ * out by connecting.
+ * @param {string[]} argv
+ * @param {NodeJS.ProcessEnv} env
+ */
+export function prestartDaemon (argv, env) {
+  if (earlyStart || !listingForm(argv)) return
+  const paths = resolvePaths(env)
+  if (existsSync(paths.socket)) return
+  earlyStart = startDaemon(paths).then(() => null, (err) => err)
+}
+
+/** The early start, if any, handed over once to the connection that waits for it. */
+export function takeEarlyStart () {
+  const early = earlyStart
+  earlyStart = null
+  return early
+}
+
+/**
+ * Spawn the daemon detached, in its own session, and wait for its word over IPC.
+ * @param {import('../ipc/paths.js').SupPaths} paths
+ * @param {Record<string, string>} [daemonEnv] added to our environment for the daemon
+ */
+export async function startDaemon (paths, daemonEnv = {}) {
+  mkdirSync(paths.home, { recursive: true, mode: 0o700 })
+  const log = openSync(paths.daemonLog, 'a', 0o600)
+  const child = spawn(process.execPath, [DAEMON_MAIN], {
+    detached: true,
+    stdio: ['ignore', log, log, 'ipc'],
+    cwd: paths.home,
+    env: { ...process.env, ...daemonEnv }
+  })
+  closeSync(log)
+  try {
+    const message = await waitForWord(child, paths.daemonLog)
+    if (message.sup === 'daemon-failed' && message.error?.code !== 'SUP_ERR_DAEMON_ALREADY_RUNNING') {
+      throw SupError.fromJSON(message.error)
+    }
+  } finally {
+    if (child.connected) child.disconnect()
+    child.unref()
+  }
+}
+
+/**
+ * @param {import('node:child_process').ChildProcess} child
+ * @param {string} log
+ * @returns {Promise<any>}
+ */
+function waitForWord (child, log) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => fail('it did not report ready within 10 s'), START_TIMEOUT)
+    const fail = (/** @type {string} */ reason) => {
+      clearTimeout(timer)
+      reject(new SupError('SUP_ERR_DAEMON_START_FAILED', { reason, log }))
+    }
+    child.once('message', (message) => {
+      clearTimeout(timer)
+      resolve(message)
+    })
+    child.once('error', (err) => fail(err.message))
+    child.once('exit', (code, signal) => fail(`it exited with ${signal ?? `code ${code}`}`))
+  })
+}
