@@ -12,13 +12,23 @@ import { readdir, readFile } from 'node:fs/promises'
  * with the pid it names one process for good, since pids are reused and start times are not.
  */
 
+/** The scan begun in this tick, shared by every caller of the same tick. @type {Promise<ProcInfo[]> | null} */
+let tickScan = null
+
 /**
- * Every process on the machine with its parent and start time.
+ * Every process on the machine with its parent and start time. Callers in the same tick
+ * share one scan: `sup delete` of an app stops all its workers in one tick, and each used to
+ * read the whole of /proc for itself, one file per process, before its SIGINT could go out
+ * (docs/benchmarks.md, lifecycle). A later tick always gets a scan of its own, so nobody
+ * gets a picture older than its call.
  * @returns {Promise<ProcInfo[]>}
  */
-export async function listProcesses () {
-  if (process.platform === 'linux') return listFromProc()
-  return listFromPs()
+export function listProcesses () {
+  if (!tickScan) {
+    tickScan = process.platform === 'linux' ? listFromProc() : listFromPs()
+    process.nextTick(() => { tickScan = null })
+  }
+  return tickScan
 }
 
 async function listFromProc () {

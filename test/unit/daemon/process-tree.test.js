@@ -134,3 +134,13 @@ describe('on this machine', { skip: process.platform === 'win32' && 'POSIX only'
     assert.equal(sendSignal(child.pid, 0), false)
   })
 })
+
+test('calls in one tick share one scan; a later tick scans again', async () => {
+  const first = listProcesses()
+  const second = listProcesses()
+  assert.equal(first, second)
+  await first
+  const later = listProcesses()
+  assert.notEqual(later, first)
+  await later
+})
