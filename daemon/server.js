@@ -56,9 +56,11 @@ export async function startServer ({ socketPath, logger, context }) {
       }
       // Until the dump is read (and a crash recovered from) only hello is answered.
       if (request.method !== 'hello') await context.ready
+      const changes = context.persistence?.generation
       const result = await HANDLERS[request.method](request.params, ctx)
-      // A change the request made is on disk before the caller hears it is done.
-      if (request.method !== 'subscribe') await context.persistence?.idle()
+      // A change made while the request ran is on disk before the caller hears it is done;
+      // a request that changed nothing (ls, ping) does not wait for a write.
+      if (context.persistence && context.persistence.generation !== changes) await context.persistence.idle()
       send(ws, encodeResult(id, result))
     } catch (err) {
       const supErr = toSupError(err)
