@@ -81,6 +81,8 @@ export class LogFile extends EventEmitter {
     this.rotateRetryAt = 0
     /** @type {number | null} when the write in progress began */
     this.writingSince = null
+    /** Bytes of the write in progress: they count toward maxQueued until written. */
+    this.writing = 0
     /** @type {Promise<void> | null} */
     this.pumping = null
     /** @type {Array<() => void>} */
@@ -102,7 +104,7 @@ export class LogFile extends EventEmitter {
     if (this.closed) return true
     const buf = Buffer.from(text)
     if (this.error && !this.handle && this.now() < this.retryAt) this.queue.drop(buf, this.error.message)
-    else if (this.queue.push(buf, `the disk did not keep up (more than ${this.limits.maxQueued} bytes were waiting)`)) this.kick()
+    else if (this.queue.push(buf, `the disk did not keep up (more than ${this.limits.maxQueued} bytes were waiting)`, this.writing)) this.kick()
     if (!this.congested()) return true
     this.needDrain = true
     return false
@@ -237,6 +239,7 @@ export class LogFile extends EventEmitter {
     const data = this.torn ? Buffer.concat([Buffer.from('\n'), batch]) : batch
     this.torn = false
     this.writingSince = this.now()
+    this.writing = data.length
     let offset = 0
     try {
       while (offset < data.length) {
@@ -251,6 +254,7 @@ export class LogFile extends EventEmitter {
       this.queue.drop(data.subarray(offset), /** @type {LogError} */ (this.error).message)
     } finally {
       this.writingSince = null
+      this.writing = 0
     }
     this.emitDrain()
   }
@@ -286,14 +290,16 @@ export class LogFile extends EventEmitter {
     return { path: this.path, size: this.size, rotations: this.rotations, dropped_lines: dropped.lines, dropped_bytes: dropped.bytes, error: this.error ?? this.rotateError }
   }
 
-  /** Write what waits (bounded in time), close, and let compression finish. */
+  /** Write what waits, close, and let compression finish: each bounded in time. */
   async close () {
     this.closed = true
     const settled = (async () => { while (this.pumping) await this.pumping })()
-    await Promise.race([settled, delay(this.limits.closeMs, undefined, { ref: false })])
+    const done = await Promise.race([settled.then(() => true), delay(this.limits.closeMs, false, { ref: false })])
     const handle = this.handle
     this.handle = null
-    await handle?.close().catch(() => {})
-    await this.background
+    // A write stuck in the kernel (a hung disk) keeps the handle busy for ever: let it go.
+    const closing = handle?.close().catch(() => {})
+    if (done) await closing
+    await Promise.race([this.background, delay(this.limits.closeMs, undefined, { ref: false })])
   }
 }

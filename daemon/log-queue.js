@@ -36,10 +36,11 @@ export class LineQueue {
    * Queue whole lines, or drop them when the queue is full.
    * @param {Buffer} buf
    * @param {string} reason why, if it is full
+   * @param {number} [reserved] bytes held elsewhere that count toward the limit (a write in progress)
    * @returns {boolean} whether the lines were queued
    */
-  push (buf, reason) {
-    if (this.queued + buf.length > this.maxQueued) {
+  push (buf, reason, reserved = 0) {
+    if (this.queued + reserved + buf.length > this.maxQueued) {
       this.drop(buf, reason)
       return false
     }

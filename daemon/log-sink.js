@@ -19,8 +19,9 @@ import { LogRing } from './log-ring.js'
 
 export { logPathFor }
 
-/** Lines kept in memory per app. */
+/** Lines kept in memory per app, and at most this many characters of them (2000 lines of 64 KiB would be 128 MiB). */
 const RING_SIZE = 2000
+const RING_CHARS = 8 * 1024 * 1024
 /** A line longer than this without a newline is cut, so one chatty worker cannot grow the daemon. */
 const MAX_LINE = 64 * 1024
 /** How long close() waits for the streams of exited workers to be read to their end. */
@@ -52,7 +53,7 @@ export class LogSink extends EventEmitter {
     this.rotation = rotationFor(config, defaults)
     this.timers = timers
     this.maxPause = maxPause
-    this.ring = new LogRing(RING_SIZE)
+    this.ring = new LogRing(RING_SIZE, RING_CHARS)
     /** @type {Map<string, import('./log-file.js').LogFile>} the files this app holds open */
     this.opened = new Map()
     /** @type {Set<import('node:stream').Readable>} streams not yet read to their end */

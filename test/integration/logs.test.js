@@ -1,6 +1,7 @@
 // @ts-check
 import assert from 'node:assert/strict'
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { closeSync, constants, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { gunzipSync } from 'node:zlib'
@@ -120,5 +121,36 @@ test('PM2 log keys in an ecosystem file: combined file, JSON lines with a date f
     const lines = readFileSync(join(home.home, `${stem}.log`), 'utf8').trim().split('\n')
     const last = JSON.parse(lines[lines.length - 1])
     assert.deepEqual(last, { app: 'flood', instance: 0, stream: 'out', time: year, message: `0:59:${'x'.repeat(24)}` })
+  }
+})
+
+test('a log file whose writes hang: the worker is held 2 s at most, then lines are dropped, counted and said', async (t) => {
+  const home = useSupHome(t)
+  // A named pipe nobody reads stands in for a hung disk: once its buffer is full, a write to
+  // it blocks until the reader goes away.
+  const fifo = join(home.home, 'stuck.log')
+  execFileSync('mkfifo', [fifo])
+  const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK)
+  try {
+    const lines = 100_000
+    const start = await home.sup(['start', join(APPS, 'log-flood.js'), '-o', fifo, '--stop-exit-codes', '0', '--min-uptime', '100', '--', String(lines)])
+    assert.ok(start.code === 0 || /did not come online/.test(start.stderr), start.stderr)
+    // The worker gets all its lines out and exits: it was not blocked for ever.
+    const [row] = await waitForRows(home, (rows) => rows[0]?.status === 'stopped' && rows[0].log_dropped_lines > 0, { timeout: 30_000, what: 'the worker done, lines dropped' })
+    assert.equal(row.last_exit?.code, 0)
+    // Bounded: what was not dropped is in the pipe's buffer or the daemon's queue (1 MiB).
+    const lineBytes = `0:${lines - 1}:${'x'.repeat(24)}\n`.length
+    const kept = (lines - row.log_dropped_lines) * lineBytes
+    assert.ok(kept <= 1024 * 1024 + 64 * 1024, `${kept} bytes kept`)
+    const [file] = JSON.parse((await home.sup(['describe', 'log-flood', '--json'])).stdout).log_files
+    assert.equal(file.dropped_lines, row.log_dropped_lines)
+    const ls = await home.sup(['ls'])
+    assert.match(ls.stdout, /^warning: log-flood\[0\] \d+ log line\(s\) \([\d.]+[km]?b\) dropped: the disk did not keep up/m)
+    // The newest lines are still in memory for sup logs.
+    const tail = await home.sup(['logs', 'log-flood', '--nostream', '--lines', '1'])
+    assert.match(tail.stdout, new RegExp(`0:${lines - 1}:x+`))
+  } finally {
+    // The blocked write fails (EPIPE) once the reader is gone, so the daemon stops promptly.
+    closeSync(reader)
   }
 })

@@ -1,7 +1,8 @@
 // @ts-check
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { closeSync, constants, existsSync, mkdirSync, openSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
@@ -240,5 +241,27 @@ describe('LogFile truncate', () => {
     await file.close()
     assert.equal(readFileSync(join(dir, 'a.log'), 'utf8'), 'a\n')
     assert.equal(existsSync(join(dir, 'b.log')), false)
+  })
+})
+
+describe('LogFile on a write that never returns (a named pipe nobody reads)', () => {
+  test('the write in progress counts toward the limit, and close does not wait for it for ever', async (t) => {
+    const dir = tempDir(t)
+    const path = join(dir, 'stuck.log')
+    execFileSync('mkfifo', [path])
+    const reader = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
+    t.after(() => closeSync(reader))
+    const file = logFile({ path, limits: { maxQueued: 256 * 1024, closeMs: 100 } })
+    const line = 'x'.repeat(1023) + '\n'
+    // More than the pipe holds, in one write that blocks: then more than the limit allows.
+    file.write(line.repeat(200))
+    // The write starts once the file is open (a few event-loop turns); bounded wait.
+    for (let i = 0; file.writing === 0 && i < 1000; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+    for (let i = 0; i < 100; i++) file.write(line)
+    assert.equal(file.writing, 200 * 1024)
+    assert.equal(file.queue.queued, 56 * 1024, 'queued + in flight stay within maxQueued')
+    assert.equal(file.status().dropped_lines, 44)
+    // Deadline far above closeMs: close must give up on the stuck write, not wait for it.
+    await Promise.race([file.close(), new Promise((resolve, reject) => setTimeout(() => reject(new Error('close waited for the stuck write')), 10_000).unref())])
   })
 })

@@ -52,8 +52,25 @@ describe('LogRing', () => {
 
   test('never holds more than its capacity', () => {
     const ring = ringWith(3, 100)
-    assert.equal(ring.items.length, 3)
+    assert.equal(ring.size, 3)
     assert.equal(ring.capacity, 3)
+  })
+
+  test('a long run keeps the array it uses small', () => {
+    const ring = ringWith(10, 100_000)
+    assert.ok(ring.items.length <= 2 * 1024 + 10, `${ring.items.length} slots`)
+    assert.deepEqual(times(ring.last(3)), [99_998, 99_999, 100_000])
+  })
+
+  test('bounded in characters too: the oldest lines go first, the newest always stays', () => {
+    const ring = new LogRing(100, 20)
+    for (const n of [1, 2, 3]) ring.push({ ...entry(n), line: 'x'.repeat(8) })
+    assert.deepEqual(times(ring.last(10)), [2, 3])
+    assert.equal(ring.chars, 16)
+    ring.push({ ...entry(4), line: 'y'.repeat(50) })
+    assert.deepEqual(times(ring.last(10)), [4])
+    ring.clear()
+    assert.equal(ring.chars, 0)
   })
 
   test('keeps the entries as pushed', () => {
