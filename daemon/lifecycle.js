@@ -151,9 +151,10 @@ const HANDLERS = {
 
   stop (config, state, event) {
     const then = event.then ?? null
-    // Only a worker that serves has connections to drain; the stop ladder follows once it
+    // Only a worker that listens can have connections to drain (a starting one that listens
+    // may be gated, still receiving hand-offs it declines); the stop ladder follows once it
     // reports drained, or after kill_timeout.
-    if (event.drain && state.status === STATUS.ONLINE) {
+    if (event.drain && (state.status === STATUS.ONLINE || (state.status === STATUS.STARTING && state.listening))) {
       return {
         state: { ...state, status: STATUS.STOPPING, then, draining: true },
         effects: [{ type: 'clear-timer', name: 'ready' }, { type: 'drain', idleMs: drainIdleMs(config) }, { type: 'set-timer', name: 'drain', ms: config.kill_timeout }]

@@ -131,7 +131,9 @@ export async function rollWorkers ({ supervisor, app, old, instances, runtime = 
       for (const worker of failed) {
         result.failed.push({ id: worker.id, instance: worker.instance, pid: fresh.get(worker)?.pid ?? null })
         const gone = waitRemoved(worker, 2 * config.kill_timeout + RETIRE_GRACE)
-        worker.dispatch({ type: 'stop', then: 'remove' })
+        // Drained like an old worker: a failed one that listens (a gated wait_ready worker)
+        // may have a connection hand-off in flight that a bare SIGINT would lose.
+        worker.dispatch({ type: 'stop', then: 'remove', drain: config.exec_mode === 'cluster' })
         await gone
       }
     }

@@ -69,7 +69,7 @@ test('a wait_ready app that never says ready aborts the reload after listen_time
   const seen = await underLoad(port, () => home.sup(['reload', 'mute']))
   assert.equal(seen.value.code, 1)
   assert.match(seen.value.stderr, /reload aborted: new worker \d+ of mute \(instance 0, pid \d+\) was not ready within listen_timeout \(1500 ms\): it never sent "ready"/)
-  assert.equal(seen.keepAlive.failed + seen.fresh.failed, 0, describeLoad(seen.keepAlive))
+  assert.equal(seen.keepAlive.failed + seen.fresh.failed, 0, `keep-alive: ${describeLoad(seen.keepAlive)}; fresh: ${describeLoad(seen.fresh)}`)
   assert.ok(seen.bodies.every((b) => b.pid === before.pid), 'only the old worker served')
   const after = await home.ls()
   assert.deepEqual(after.map((r) => [r.id, r.pid, r.status]), [[before.id, before.pid, 'online']])
