@@ -88,7 +88,7 @@ test('kill stops every app and the daemon; nothing is left running', async (t) =
   const home = useSupHome(t)
   const port = await freePort()
   assert.equal((await home.sup(['start', join(APPS, 'http-server.js'), '-i', '2'], { env: { PORT: String(port) } })).code, 0)
-  assert.equal((await home.sup(['start', join(APPS, 'spawns-child.js'), '--min-uptime', '100'])).code, 0)
+  assert.equal((await home.sup(['start', join(APPS, 'spawns-child.js'), '-i', '1', '--min-uptime', '100'])).code, 0)
   await waitForRows(home, (rs) => rs.length === 3 && rs.every((r) => r.status === 'online'), { what: 'all online' })
   // "online" comes after min_uptime, which a loaded machine can pass before node has run the
   // script: wait for the line itself.
