@@ -1,6 +1,7 @@
 // --max-memory-restart 100M on an app growing 10 MB/s: how long it runs past the limit
-// until a replacement answers. Runs once the daemon enforces max_memory_restart.
-import { daemonReads } from '../lib/features.js'
+// until a replacement answers. Runs once the daemon samples memory; a daemon that samples
+// but does not act shows as "not replaced within 10 s".
+import { supSamplesMemory } from '../lib/features.js'
 import { freePort, isAlive, rss, sleep, waitForPids } from '../lib/procs.js'
 import { target } from '../lib/report.js'
 import { app, pm2Home, supHome } from '../lib/sides.js'
@@ -10,7 +11,7 @@ const LIMIT = 100 * 1024 * 1024
 
 /** @param {import('../run.js').BenchContext} ctx */
 export async function run (ctx) {
-  if (!daemonReads('max_memory_restart')) return { unavailable: 'no daemon module acts on max_memory_restart on this checkout' }
+  if (!(await supSamplesMemory(ctx))) return { unavailable: 'the daemon does not sample worker memory on this checkout (sup ls shows memory 0), so nothing can act on --max-memory-restart' }
   const script = app('grow.js')
   /** @type {Record<string, (port: number) => Promise<unknown>>} */
   const starters = {

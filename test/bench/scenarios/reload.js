@@ -3,7 +3,7 @@
 import { cliHasCommand } from '../lib/features.js'
 import { runLoad } from '../lib/load.js'
 import { target } from '../lib/report.js'
-import { LABELS, serve } from '../lib/serve.js'
+import { LABELS, serve, supHasBalanceOs } from '../lib/serve.js'
 import { app, PM2_BIN, SUP_BIN } from '../lib/sides.js'
 import { runCommand, sleep } from '../lib/procs.js'
 import { fmt } from '../lib/stats.js'
@@ -12,7 +12,7 @@ import { fmt } from '../lib/stats.js'
 export async function run (ctx) {
   if (!(await cliHasCommand('reload'))) return { unavailable: '`sup --help` lists no reload command on this checkout' }
   /** @type {import('../lib/serve.js').Side[]} */
-  const sides = ['sup', ...(ctx.pm2 ? /** @type {const} */ (['pm2']) : [])]
+  const sides = ['sup', ...(await supHasBalanceOs(ctx) ? /** @type {const} */ (['sup-os']) : []), ...(ctx.pm2 ? /** @type {const} */ (['pm2']) : [])]
   const seconds = ctx.pick(8, 4)
   /** @type {(string | number)[][]} */
   const rows = []
@@ -22,7 +22,7 @@ export async function run (ctx) {
   for (const close of [false, true]) {
     for (const side of sides) {
       const served = await serve(ctx, side, { script: app('hello.js'), name: 'rl' })
-      const home = side === 'sup' ? { bin: SUP_BIN, env: { SUP_HOME: served.home } } : { bin: PM2_BIN, env: { PM2_HOME: served.home } }
+      const home = side === 'pm2' ? { bin: PM2_BIN, env: { PM2_HOME: served.home } } : { bin: SUP_BIN, env: { SUP_HOME: served.home } }
       const load = runLoad({ loader: ctx.loader, port: served.port, connections: 32, seconds, close })
       let reloads = 0
       let reloadFailures = 0
@@ -39,7 +39,7 @@ export async function run (ctx) {
       const kind = close ? 'new connection per request' : 'keep-alive'
       rows.push([kind, LABELS[side], reloads, reloadFailures, fmt(result.requests), failed])
       figures[`${side}-${close ? 'close' : 'keepalive'}`] = { reloads, reloadFailures, ...result }
-      if (side === 'sup') targets.push(target(`sup failed requests during reloads (${kind})`, failed, '<=', 0, String(failed)))
+      if (side !== 'pm2') targets.push(target(`${LABELS[side]}: failed requests during reloads (${kind})`, failed, '<=', 0, String(failed)))
     }
   }
   return { header: ['load', 'side', 'reloads', 'reloads failed', 'requests', 'failed requests'], rows, figures, targets }
