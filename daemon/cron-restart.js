@@ -2,7 +2,10 @@
 // cron_restart: call onTick at each time the cron expression names (croner parses it, in
 // the daemon's local time zone, as PM2 does). Timers and clock are passed in, so tests
 // drive the schedule without waiting.
-import { Cron } from 'croner'
+import { createRequire } from 'node:module'
+
+// croner is loaded by the first schedule, not with the daemon (see watch-restart.js).
+const require = createRequire(import.meta.url)
 
 /** setTimeout cannot wait longer than this; longer waits are made of several. */
 const MAX_TIMER = 2 ** 31 - 1
@@ -18,6 +21,8 @@ const MAX_TIMER = 2 ** 31 - 1
  * @returns {number | null}
  */
 export function nextCronRun (expression, time) {
+  /** @type {typeof import('croner')} */
+  const { Cron } = require('croner')
   const cron = new Cron(expression, { paused: true, mode: '5-or-6-parts' })
   const next = cron.nextRun(new Date(time))
   cron.stop()

@@ -2,7 +2,10 @@
 // Which changed paths do not restart an app: node_modules and .git always, the app's own log
 // files (writing a log must not restart the app that wrote it), and ignore_watch. Pure.
 import { basename, isAbsolute, relative, sep } from 'node:path'
-import picomatch from 'picomatch'
+import { createRequire } from 'node:module'
+
+// picomatch is loaded by the first watch, not with the daemon (see watch-restart.js).
+const require = createRequire(import.meta.url)
 
 const ALWAYS = new Set(['node_modules', '.git'])
 
@@ -16,6 +19,8 @@ const ALWAYS = new Set(['node_modules', '.git'])
  * @returns {(path: string) => boolean}
  */
 export function buildIgnore ({ roots, patterns, logFiles = [] }) {
+  /** @type {(glob: string, options: object) => (path: string) => boolean} */
+  const picomatch = require('picomatch')
   const options = { dot: true }
   const byName = patterns.filter((p) => !p.includes('/')).map((p) => picomatch(p, options))
   const byPath = patterns.filter((p) => p.includes('/') && !isAbsolute(p)).map((p) => picomatch(p.replace(/^\.\//, '').replace(/\/$/, ''), options))

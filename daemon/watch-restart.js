@@ -3,8 +3,14 @@
 // quiet for watch_delay (an editor's save or a `git checkout` is many events, one restart).
 // chokidar does the watching: Node's recursive fs.watch on Linux watches every folder
 // under the root, node_modules included, and cannot be told to skip any (docs/config.md#watch).
-import { watch as chokidarWatch } from 'chokidar'
+import { createRequire } from 'node:module'
 import { SupError } from '../ipc/errors.js'
+
+// chokidar is loaded by the first watch, not with the daemon: most daemons watch nothing, and
+// their start-up (which a cold CLI call waits for) and memory should not pay for it.
+const require = createRequire(import.meta.url)
+/** @type {WatchFn} */
+const chokidarWatch = (paths, options) => /** @type {Watcher} */ (/** @type {unknown} */ (/** @type {typeof import('chokidar')} */ (require('chokidar')).watch(paths, options)))
 
 /**
  * @typedef {{ setTimeout: (fn: () => void, ms: number) => any, clearTimeout: (timer: any) => void }} Timers
@@ -23,7 +29,7 @@ export class FileWatch {
    * @param {Timers} [options.timers]
    * @param {WatchFn} [options.watch]
    */
-  constructor ({ paths, ignored, delay, onChange, logger, timers = globalThis, watch = /** @type {WatchFn} */ (/** @type {unknown} */ (chokidarWatch)) }) {
+  constructor ({ paths, ignored, delay, onChange, logger, timers = globalThis, watch = chokidarWatch }) {
     this.paths = paths
     this.delay = delay
     this.onChange = onChange
