@@ -7,6 +7,10 @@ import { balanceFromEnv } from '../ipc/balance.js'
 import { resolvePaths } from '../ipc/paths.js'
 import { acquireLock } from './lock.js'
 import { readLogDefaults } from './log-defaults.js'
+import { MetricsEndpoint } from './metrics/endpoint.js'
+import { guardMemory } from './metrics/memory-guard.js'
+import { metricsEvent, Sampler } from './metrics/sampler.js'
+import { readDaemonOptions } from './options.js'
 import { Persistence } from './persistence.js'
 import { startServer } from './server.js'
 import { setBalance } from './spawn-worker.js'
@@ -19,6 +23,7 @@ export const { version } = JSON.parse(readFileSync(new URL('../package.json', im
  * @property {import('../ipc/paths.js').SupPaths} paths
  * @property {Supervisor} supervisor
  * @property {Persistence | null} persistence
+ * @property {Sampler} sampler
  * @property {Promise<void>} ready settles once the dump has been read (and a crash recovered from)
  * @property {(reason: string) => Promise<void>} shutdown stop every app, then close; safe to call twice
  */
@@ -28,22 +33,33 @@ export const { version } = JSON.parse(readFileSync(new URL('../package.json', im
  * cannot be opened.
  * @param {object} options
  * @param {NodeJS.ProcessEnv} options.env
+ * @param {string[]} [options.argv] the daemon's own flags (--sample-interval, --metrics-port, --metrics-host)
  * @param {import('pino').Logger} options.logger
  * @param {boolean} options.persist keep dump.json and recover from it (off for sup-runtime,
  *   whose apps come from its command line every time)
  * @param {(reason: string) => void} options.onKill what `sup kill` does: shut down, then exit
  * @returns {Promise<Daemon>}
  */
-export async function openDaemon ({ env, logger, persist, onKill }) {
+export async function openDaemon ({ env, argv = [], logger, persist, onKill }) {
   const paths = resolvePaths(env)
   mkdirSync(paths.home, { recursive: true, mode: 0o700 })
   mkdirSync(paths.logs, { recursive: true, mode: 0o700 })
   const balance = balanceFromEnv(env)
+  const { sampleInterval, metrics } = readDaemonOptions(argv, env)
   const releaseLock = acquireLock(paths.pidFile, paths.home)
   setBalance(balance)
 
   const logDefaults = readLogDefaults(env, (message) => logger.warn(`${message}; using the default`))
-  const supervisor = new Supervisor({ logsDir: paths.logs, logger, logDefaults })
+  const supervisor = new Supervisor({
+    logsDir: paths.logs,
+    logger,
+    logDefaults,
+    // The agent reports on the sampler's cadence; without sampling it stays quiet.
+    agentEnv: sampleInterval > 0 ? { SUP_AGENT_METRICS_MS: String(sampleInterval) } : {}
+  })
+  const workers = () => [...supervisor.apps.values()].flatMap((app) => app.workers)
+  const sampler = new Sampler({ workers, interval: sampleInterval, logger })
+  const endpoint = new MetricsEndpoint({ logger, collect: () => workers().map(exportWorker) })
   const persistence = persist ? new Persistence({ file: paths.dump, supervisor, logger, version }) : null
   // Requests wait for this (server.js), so `sup ls` right after a crash shows the restored apps.
   const ready = (persistence?.open() ?? Promise.resolve()).catch((err) => {
@@ -59,6 +75,8 @@ export async function openDaemon ({ env, logger, persist, onKill }) {
       context: {
         supervisor,
         persistence,
+        sampler,
+        endpoint,
         ready,
         daemon: { version, pid: process.pid, startedAt, home: paths.home, balance },
         // Answer the request first, then stop everything.
@@ -72,12 +90,22 @@ export async function openDaemon ({ env, logger, persist, onKill }) {
   supervisor.on('app.state', (row) => server.publish('app.state', row))
   supervisor.on('log', (entry) => server.publish('log', entry))
   supervisor.on('reload.progress', (progress) => server.publish('reload.progress', progress))
+  sampler.on('sample', (worker) => server.publish('metrics', metricsEvent(worker)))
+  // Gracefully (successor ready first) in cluster mode; a restart in fork mode.
+  guardMemory({ sampler, logger, replace: (worker) => supervisor.replaceWorker(worker) })
+  sampler.start()
+  if (metrics) {
+    // A port that cannot be opened is logged, not fatal: supervising matters more than exporting.
+    await endpoint.open(metrics).catch((err) => logger.error({ err }, 'cannot open the metrics endpoint'))
+  }
 
   /** @type {Promise<void> | null} */
   let stopping = null
   const shutdown = (/** @type {string} */ reason) => {
     stopping ??= (async () => {
       logger.info({ reason }, 'daemon stopping')
+      sampler.stop()
+      await endpoint.close()
       await ready
       const writeDump = persistence?.beginShutdown()
       await supervisor.stopAll()
@@ -90,8 +118,27 @@ export async function openDaemon ({ env, logger, persist, onKill }) {
     return stopping
   }
 
-  logger.info({ home: paths.home, version, socket: paths.socket, balance, persist }, 'daemon started')
-  return { paths, supervisor, persistence, ready, shutdown }
+  logger.info({ home: paths.home, version, socket: paths.socket, balance, persist, sampleInterval }, 'daemon started')
+  return { paths, supervisor, persistence, sampler, ready, shutdown }
+}
+
+/**
+ * What the Prometheus endpoint needs of a worker.
+ * @param {import('./worker.js').Worker} worker
+ * @returns {import('./metrics/prometheus.js').ExportedWorker}
+ */
+function exportWorker (worker) {
+  const { state } = worker
+  return {
+    app: worker.app.config.name,
+    instance: worker.instance,
+    id: worker.id,
+    status: state.status,
+    running: state.pid !== null,
+    restarts: state.restarts,
+    startedAt: state.startedAt,
+    usage: worker.usage
+  }
 }
 
 /**

@@ -2,11 +2,14 @@
 // RPC method → handler. Params arrive already validated against ipc/methods.js.
 import { constants } from 'node:os'
 import { SupError } from '../ipc/errors.js'
+import { DEFAULT_METRICS_HOST } from '../ipc/metrics.js'
 import { PROTOCOL_VERSION } from '../ipc/methods.js'
 
 /**
  * @typedef {object} HandlerContext
  * @property {import('./supervisor.js').Supervisor} supervisor
+ * @property {import('./metrics/sampler.js').Sampler} sampler
+ * @property {import('./metrics/endpoint.js').MetricsEndpoint} endpoint
  * @property {{ version: string, pid: number, startedAt: number, home: string, balance: import('../ipc/balance.js').Balance }} daemon
  * @property {import('./persistence.js').Persistence | null} persistence null for a daemon that keeps no dump (sup-runtime)
  * @property {Promise<void>} ready settles once the dump has been read
@@ -60,6 +63,15 @@ export const HANDLERS = {
   'dump.save': (params, { persistence }) => needDump(persistence).save({ force: params.force }),
   'dump.resurrect': (params, { persistence }) => needDump(persistence).resurrect(params.shellEnv ?? {}),
   'dump.status': (params, { persistence }) => persistence ? { enabled: true, ...persistence.status() } : { enabled: false },
+  'metrics.history' (params, { supervisor, sampler }) {
+    const workers = params.target ? supervisor.resolve([params.target]) : supervisor.match('all')
+    return workers.map((w) => ({ id: w.id, name: w.app.config.name, instance: w.instance, interval: sampler.interval, ...sampler.historyOf(w.id).last(params.points) }))
+  },
+  'metrics.serve': (params, { endpoint }) => endpoint.open({ port: params.port, host: params.host ?? DEFAULT_METRICS_HOST }),
+  async 'metrics.close' (params, { endpoint }) {
+    return { closed: await endpoint.close() }
+  },
+  'metrics.status': (params, { endpoint, sampler }) => ({ ...endpoint.status(), sample_interval: sampler.interval }),
   // Apps need not exist yet: `sup start` subscribes to the app it is about to create.
   subscribe (params, { subscribe }) {
     subscribe(params.topics, params.apps)

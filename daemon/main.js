@@ -26,7 +26,7 @@ const stop = async (/** @type {string} */ reason) => {
 }
 
 try {
-  daemon = await openDaemon({ env: process.env, logger, persist: true, onKill: stop })
+  daemon = await openDaemon({ env: process.env, argv: process.argv.slice(2), logger, persist: true, onKill: stop })
 } catch (err) {
   const supErr = toSupError(err)
   notify({ sup: 'daemon-failed', error: supErr.toJSON() })

@@ -5,15 +5,13 @@ import { chmod, unlink } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import { createRequire } from 'node:module'
 import { SupError, toSupError } from '../ipc/errors.js'
-import { decodeRequest, encodeError, encodeEvent, encodeResult } from '../ipc/protocol.js'
+import { CLOSE_SLOW_SUBSCRIBER, decodeRequest, encodeError, encodeEvent, encodeResult } from '../ipc/protocol.js'
 import { HANDLERS } from './handlers.js'
+import { Outbox } from './outbox.js'
 
 // require(), not import: see daemon/main.js.
 /** @type {typeof import('ws').WebSocketServer} */
 const WebSocketServer = createRequire(import.meta.url)('ws').WebSocketServer
-
-/** A subscriber this far behind (bytes queued) misses events rather than grow our memory. */
-const MAX_BUFFERED = 4 * 1024 * 1024
 
 /**
  * @param {{ socketPath: string, logger: import('pino').Logger, context: Omit<import('./handlers.js').HandlerContext, 'subscribe'> }} options
@@ -23,7 +21,7 @@ export async function startServer ({ socketPath, logger, context }) {
     res.writeHead(426).end()
   })
   const wss = new WebSocketServer({ server: http, perMessageDeflate: false, maxPayload: 16 * 1024 * 1024 })
-  /** @type {Map<import('ws').WebSocket, { topics: Set<string>, apps: Set<string> | null }>} */
+  /** @type {Map<import('ws').WebSocket, { topics: Set<string>, apps: Set<string> | null, outbox: Outbox }>} */
   const subscribers = new Map()
 
   wss.on('connection', (ws) => {
@@ -51,7 +49,8 @@ export async function startServer ({ socketPath, logger, context }) {
       const ctx = {
         ...context,
         subscribe: (/** @type {string[]} */ topics, /** @type {string[] | undefined} */ apps) => {
-          subscribers.set(ws, { topics: new Set(topics), apps: apps && apps.length > 0 ? new Set(apps) : null })
+          const outbox = subscribers.get(ws)?.outbox ?? createOutbox(ws)
+          subscribers.set(ws, { topics: new Set(topics), apps: apps && apps.length > 0 ? new Set(apps) : null, outbox })
         }
       }
       // Until the dump is read (and a crash recovered from) only hello is answered.
@@ -71,18 +70,34 @@ export async function startServer ({ socketPath, logger, context }) {
   }
 
   /**
+   * The subscriber's flow control (daemon/outbox.js): bounded queues, never a wait.
+   * @param {import('ws').WebSocket} ws
+   */
+  function createOutbox (ws) {
+    return new Outbox({
+      send: (frame, done) => {
+        if (ws.readyState === ws.OPEN) ws.send(frame, () => done())
+      },
+      disconnect: () => {
+        subscribers.delete(ws)
+        logger.warn('a subscriber fell too far behind the event stream; disconnected it')
+        ws.close(CLOSE_SLOW_SUBSCRIBER, 'subscriber too slow')
+      }
+    })
+  }
+
+  /**
    * @param {string} topic
    * @param {{ name?: string, app?: string, id?: number }} data
    */
   function publish (topic, data) {
     if (subscribers.size === 0) return
     let frame = null
-    for (const [ws, sub] of subscribers) {
+    for (const sub of subscribers.values()) {
       if (!sub.topics.has(topic)) continue
       if (sub.apps && !sub.apps.has(String(data.name ?? data.app)) && !sub.apps.has(String(data.id))) continue
-      if (ws.bufferedAmount > MAX_BUFFERED) continue
       frame ??= encodeEvent(topic, data)
-      ws.send(frame)
+      sub.outbox.push(frame, topic === 'metrics' ? String(data.id) : null)
     }
   }
 

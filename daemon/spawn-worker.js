@@ -26,8 +26,16 @@ export function setBalance (balance) {
  * @property {import('node:stream').Readable | null} stdout
  * @property {import('node:stream').Readable | null} stderr
  * @property {(message: unknown) => void} send
- * @property {EventEmitter} events 'exit' (code, signal), 'listening', 'ready', 'drained', 'message' (msg)
+ * @property {EventEmitter} events 'exit' (code, signal), 'listening', 'ready', 'drained', 'metrics' (agent report), 'message' (msg)
  */
+
+/**
+ * Node workers get the agent (--require), and with it the IPC channel it reports over.
+ * @param {import('../ipc/app-config.js').AppConfig} config
+ */
+export function usesAgent (config) {
+  return config.exec_mode === 'cluster' || config.interpreter === null
+}
 
 /**
  * The worker's environment: the caller's shell, then the app's own env, then the instance variables.
@@ -185,5 +193,6 @@ function findSetpriv () {
 function forwardMessage (events, message) {
   if (message === 'ready') events.emit('ready')
   else if (message && typeof message === 'object' && /** @type {any} */ (message).sup === 'listening') events.emit('listening')
+  else if (message && typeof message === 'object' && /** @type {any} */ (message).sup === 'metrics') events.emit('metrics', message)
   else events.emit('message', message)
 }

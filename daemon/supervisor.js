@@ -9,6 +9,7 @@ import { LOG_DEFAULTS } from './log-defaults.js'
 import { LogFiles } from './log-files.js'
 import { LogSink } from './log-sink.js'
 import { reloadApps, replaceWorker, scaleApp } from './reload.js'
+import { metricsEvent } from './metrics/sampler.js'
 import { Worker } from './worker.js'
 
 /** Extra time an operation waits beyond the app's own timeouts before answering anyway. */
@@ -25,10 +26,12 @@ const isDown = (/** @type {import('./lifecycle.js').WorkerState} */ s) => s.stat
 
 export class Supervisor extends EventEmitter {
   /**
-   * @param {{ logsDir: string, logger: import('pino').Logger, now?: () => number, logDefaults?: import('./log-defaults.js').LogRotation }} options
+   * @param {{ logsDir: string, logger: import('pino').Logger, now?: () => number, logDefaults?: import('./log-defaults.js').LogRotation, agentEnv?: Record<string, string> }} options
+   *   agentEnv: extra variables for node workers' agent (the sampling interval)
    */
-  constructor ({ logsDir, logger, now = Date.now, logDefaults = LOG_DEFAULTS }) {
+  constructor ({ logsDir, logger, now = Date.now, logDefaults = LOG_DEFAULTS, agentEnv = {} }) {
     super()
+    this.agentEnv = agentEnv
     this.logsDir = logsDir
     this.logger = logger
     this.now = now
@@ -88,7 +91,7 @@ export class Supervisor extends EventEmitter {
    *   not the app's own (the new workers of a reload with changed settings)
    */
   addWorker (app, instance, runtime = app) {
-    const worker = new Worker({ id: this.nextId++, instance, app: runtime, logger: this.logger, now: this.now })
+    const worker = new Worker({ id: this.nextId++, instance, app: runtime, logger: this.logger, now: this.now, agentEnv: this.agentEnv })
     worker.on('state', (row) => this.emit('app.state', row))
     worker.on('remove', () => this.removeWorker(app, worker))
     app.workers.push(worker)
@@ -251,7 +254,8 @@ export class Supervisor extends EventEmitter {
       logs: app.logs.paths(),
       log_files: app.logs.fileStatus(),
       triggers: app.triggers.status(),
-      workers: workers.map((w) => w.row()),
+      // The row plus the last sample's other figures (event-loop delay, heap, ...).
+      workers: workers.map((w) => metricsEvent(w)),
       last_rollout: app.lastRollout ?? null
     }
   }

@@ -3,8 +3,10 @@
 // transition table asks for (spawn, signals, timers). The only place that does so.
 import { EventEmitter } from 'node:events'
 import { STATUS, initialState, transition } from './lifecycle.js'
+import { readAgentReport } from './metrics/agent-report.js'
+import { emptyUsage } from './metrics/sampler.js'
 import { listDescendants, sendSignal, signalRecorded } from './process-tree.js'
-import { buildWorkerEnv, spawnWorker } from './spawn-worker.js'
+import { buildWorkerEnv, spawnWorker, usesAgent } from './spawn-worker.js'
 
 /**
  * @typedef {object} AppRuntime what a worker needs of its app
@@ -19,14 +21,16 @@ import { buildWorkerEnv, spawnWorker } from './spawn-worker.js'
 
 export class Worker extends EventEmitter {
   /**
-   * @param {{ id: number, instance: number, app: AppRuntime, logger: import('pino').Logger, now?: () => number }} options
+   * @param {{ id: number, instance: number, app: AppRuntime, logger: import('pino').Logger, now?: () => number, agentEnv?: Record<string, string> }} options
+   *   agentEnv: extra variables for node workers, read (and removed) by the agent
    */
-  constructor ({ id, instance, app, logger, now = Date.now }) {
+  constructor ({ id, instance, app, logger, now = Date.now, agentEnv = {} }) {
     super()
     this.id = id
     this.instance = instance
     this.app = app
     this.now = now
+    this.agentEnv = agentEnv
     this.logger = logger.child({ app: app.config.name, id, instance })
     this.state = initialState()
     /** @type {import('./spawn-worker.js').SpawnedWorker | null} */
@@ -36,8 +40,10 @@ export class Worker extends EventEmitter {
     /** Descendants recorded when a stop began, killed if they outlive the worker. */
     /** @type {import('./process-tree.js').ProcInfo[]} */
     this.tree = []
-    /** Filled by the metrics sampler once it exists; `ls` only ever reads it. */
-    this.usage = { cpu: 0, memory: 0 }
+    /** Filled by the metrics sampler (daemon/metrics/sampler.js); `ls` only ever reads it. */
+    this.usage = emptyUsage()
+    /** The agent's latest report (node workers). @type {import('./metrics/sampler.js').AgentSnapshot | null} */
+    this.agent = null
     /** @type {import('./lifecycle.js').WorkerEvent[]} */
     this.queue = []
     this.dispatching = false
@@ -91,8 +97,11 @@ export class Worker extends EventEmitter {
 
   spawn () {
     const { config, shellEnv, logs } = this.app
-    const proc = spawnWorker(config, buildWorkerEnv(config, shellEnv, this.instance))
+    const env = buildWorkerEnv(config, shellEnv, this.instance)
+    const proc = spawnWorker(config, usesAgent(config) ? { ...env, ...this.agentEnv } : env)
     this.proc = proc
+    this.usage = emptyUsage()
+    this.agent = null
     logs.attach(proc.stdout, { id: this.id, instance: this.instance, stream: 'out' })
     logs.attach(proc.stderr, { id: this.id, instance: this.instance, stream: 'err' })
     // Events of a process we have already replaced are stale and dropped.
@@ -102,6 +111,10 @@ export class Worker extends EventEmitter {
     proc.events.on('ready', () => { if (current()) this.dispatch({ type: 'ready' }) })
     proc.events.on('drained', () => { if (current()) this.dispatch({ type: 'drained' }) })
     proc.events.on('message', (message) => { if (current()) this.emit('message', message) })
+    proc.events.on('metrics', (message) => {
+      const report = current() && readAgentReport(message)
+      if (report) this.agent = { ...report, at: this.now() }
+    })
     if (proc.pid !== undefined) {
       this.logger.info({ workerPid: proc.pid }, 'spawned')
       this.dispatch({ type: 'spawned', pid: proc.pid })

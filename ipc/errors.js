@@ -10,6 +10,7 @@ export const ERRORS = {
   SUP_ERR_IPC_INVALID_PARAMS: { message: 'invalid params for {method}: {reason}' },
   SUP_ERR_IPC_VERSION_MISMATCH: { message: 'the running daemon speaks protocol {daemon}, this CLI speaks {client} (run "sup kill" to restart the daemon)' },
   SUP_ERR_IPC_CONNECTION_LOST: { message: 'lost the connection to the daemon ({reason})' },
+  SUP_ERR_IPC_SUBSCRIBER_TOO_SLOW: { message: 'the daemon dropped this stream because it was read too slowly and fell too far behind (filter it to fewer apps, or read it faster)' },
   SUP_ERR_IPC_TIMEOUT: { message: 'the daemon did not answer {method} within {ms} ms' },
   SUP_ERR_DAEMON_UNREACHABLE: { message: 'no daemon is running for {home} (any "sup start" starts one)' },
   SUP_ERR_DAEMON_START_FAILED: { message: 'the daemon failed to start: {reason} (see {log})' },
@@ -51,6 +52,11 @@ export const ERRORS = {
   SUP_ERR_STARTUP_COMMAND_FAILED: { message: '"{command}" failed: {reason}' },
   SUP_ERR_RUNTIME_APP_ERRORED: { message: '{workers} errored (a crash loop): sup-runtime stops every app and exits 1, so the orchestrator restarts it (the lines above show why)' },
   SUP_ERR_RUNTIME_APPS_FAILED: { message: 'every app has stopped, and {workers} failed: sup-runtime exits 1' },
+  SUP_ERR_METRICS_INTERVAL_INVALID: { message: 'invalid sample interval "{value}": use milliseconds from 100 to 3600000, or 0 to turn sampling off (--sample-interval / SUP_SAMPLE_INTERVAL)' },
+  SUP_ERR_METRICS_PORT_INVALID: { message: 'invalid metrics port "{value}": use a number from 1 to 65535' },
+  SUP_ERR_METRICS_PORT_IN_USE: { message: 'cannot serve metrics on {host}:{port}: the port is in use (pick another with --port)' },
+  SUP_ERR_METRICS_LISTEN_FAILED: { message: 'cannot serve metrics on {host}:{port}: {reason} (check --host)' },
+  SUP_ERR_MONIT_NOT_A_TERMINAL: { message: 'sup monit needs a terminal, and this output is not one (sup ls --watch refreshes a plain table; sup ls --json is for programs)' },
   SUP_ERR_CLI_USAGE: { message: '{reason}' },
   SUP_ERR_INTERNAL_ERROR: { message: 'internal error: {reason} (this is a bug in sup; the daemon log has details)' }
 }

@@ -84,6 +84,23 @@ export const METHODS = {
   'dump.resurrect': { type: 'object', properties: { shellEnv: { type: 'record', values: { type: 'string', maxLength: 1 << 20 } } } },
   'dump.status': none,
   'logs.flush': { type: 'object', properties: { target: { anyOf: [target, { type: 'null' }] } } },
+  'metrics.serve': {
+    type: 'object',
+    required: ['port'],
+    properties: {
+      port: { type: 'integer', minimum: 0, maximum: 65535 },
+      host: { type: 'string', minLength: 1, maxLength: 255 }
+    }
+  },
+  'metrics.close': none,
+  'metrics.status': none,
+  'metrics.history': {
+    type: 'object',
+    properties: {
+      target: { anyOf: [target, { type: 'null' }] },
+      points: { type: 'integer', minimum: 1, maximum: 100000 }
+    }
+  },
   subscribe: {
     type: 'object',
     required: ['topics'],

@@ -11,6 +11,9 @@ import { validate } from './schema.js'
  * @typedef {{ v: number, topic: string, data: unknown }} EventFrame
  */
 
+/** WebSocket close code: the daemon dropped a subscriber that fell too far behind its events. */
+export const CLOSE_SLOW_SUBSCRIBER = 4008
+
 /**
  * @param {number} id
  * @param {string} method

@@ -33,9 +33,9 @@ export class Connection extends EventEmitter {
     this.pending = new Map()
     ws.on('message', (data) => this.onMessage(data.toString()))
     ws.on('error', (err) => this.failAll(err.message))
-    ws.on('close', () => {
+    ws.on('close', (/** @type {number} */ code, /** @type {string} */ reason) => {
       this.failAll('the daemon closed the connection')
-      this.emit('close')
+      this.emit('close', code, reason)
     })
   }
 

@@ -98,7 +98,7 @@ export function acceptFor (key) {
 /**
  * A WebSocket over a unix socket, with the part of `ws`'s client API that ipc/transport.js
  * uses: readyState, send(text), close(), terminate(), and the events 'open',
- * 'message' (Buffer), 'error' and 'close'.
+ * 'message' (Buffer), 'error' and 'close' (code, reason).
  */
 export class UnixWebSocket extends EventEmitter {
   /**
@@ -116,6 +116,9 @@ export class UnixWebSocket extends EventEmitter {
     this.head = Buffer.alloc(0)
     /** @type {NodeJS.Timeout | null} */
     this.closeTimer = null
+    /** What the server's close frame said (1006: the connection ended without one). */
+    this.closeCode = 1006
+    this.closeReason = ''
     this.socket = connect(socketPath)
     this.socket.setNoDelay(true)
     this.socket.on('connect', () => this.socket.write(
@@ -126,7 +129,7 @@ export class UnixWebSocket extends EventEmitter {
     this.socket.on('close', () => {
       if (this.closeTimer) clearTimeout(this.closeTimer)
       this.readyState = CLOSED
-      this.emit('close')
+      this.emit('close', this.closeCode, this.closeReason)
     })
   }
 
@@ -187,6 +190,8 @@ export class UnixWebSocket extends EventEmitter {
   /** @param {{ fin: boolean, opcode: number, payload: Buffer }} frame */
   onFrame ({ fin, opcode, payload }) {
     if (opcode === OPCODES.close) {
+      this.closeCode = payload.length >= 2 ? payload.readUInt16BE(0) : 1005
+      this.closeReason = payload.subarray(2).toString('utf8')
       // Echo the server's close (once), then the server ends the TCP connection.
       if (this.readyState === OPEN) {
         this.readyState = CLOSING

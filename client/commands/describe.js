@@ -33,6 +33,11 @@ export async function run (target, { paths, io, opts }) {
       io.out('')
     }
     io.out(renderWorkers(info.workers))
+    const sampled = info.workers.filter((/** @type {any} */ w) => w.time !== null && w.time !== undefined)
+    if (sampled.length > 0) {
+      io.out('')
+      io.out(renderWorkerFigures(sampled))
+    }
     return 0
   } finally {
     await conn.close()
@@ -77,4 +82,23 @@ function describeTriggers (triggers) {
     if (watch.error) lines.push(`  error: ${watch.error.message}`)
   }
   return lines
+}
+
+/**
+ * The figures only describe shows: processes in the tree, event-loop delay, heap, handles.
+ * @param {any[]} workers rows of app.describe (WorkerRow plus the last sample)
+ */
+export function renderWorkerFigures (workers) {
+  const ms = (/** @type {number} */ v) => `${v < 10 ? v.toFixed(1) : Math.round(v)}ms`
+  return renderTable(
+    ['id', 'processes', 'loop p50', 'loop p99', 'heap used/total', 'handles'],
+    workers.map((w) => [
+      String(w.id),
+      String(w.processes),
+      w.loop_delay ? ms(w.loop_delay.p50) : '-',
+      w.loop_delay ? ms(w.loop_delay.p99) : '-',
+      w.heap ? `${formatBytes(w.heap.used)} / ${formatBytes(w.heap.total)}` : '-',
+      w.handles === null ? '-' : String(w.handles)
+    ])
+  )
 }

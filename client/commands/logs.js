@@ -3,6 +3,7 @@
 import { connectDaemon } from '../daemon.js'
 import { colorEnabled, paint } from '../format.js'
 import { SupError } from '../../ipc/errors.js'
+import { CLOSE_SLOW_SUBSCRIBER } from '../../ipc/protocol.js'
 
 /** @typedef {{ time: number, app: string, id: number, instance: number, stream: 'out' | 'err', line: string }} LogEntry */
 
@@ -43,10 +44,11 @@ export async function run (target, { paths, io, opts }) {
   for (const entry of early ?? []) if (!seen.has(key(entry))) print(entry)
   early = null
   // Follow until interrupted or the daemon goes away.
-  await new Promise((resolve) => {
+  const code = await new Promise((resolve) => {
     conn.once('close', resolve)
-    process.once('SIGINT', () => conn.close().then(resolve))
+    process.once('SIGINT', () => conn.close().then(() => resolve(null)))
   })
+  if (code === CLOSE_SLOW_SUBSCRIBER) throw new SupError('SUP_ERR_IPC_SUBSCRIBER_TOO_SLOW')
   return 0
 }
 

@@ -1,12 +1,18 @@
 // @ts-check
-// sup ls [--json]: reads the daemon's cached figures; never triggers a sampling pass.
+// sup ls [--json] [--watch]: reads the daemon's cached figures; never triggers a sampling pass.
 import { connectDaemon } from '../daemon.js'
 import { formatDuration, renderLogWarnings, renderWorkers } from '../format.js'
+
+/** How often --watch asks again. The daemon samples once a second, so faster shows nothing new. */
+const WATCH_MS = 1000
+/** Cursor home, clear the screen: the next table is drawn in place of the last. */
+const CLEAR = '\u001b[H\u001b[2J'
 
 /** @param {import('../cli.js').CommandContext} ctx */
 export async function run ({ paths, io, opts }) {
   const conn = await connectDaemon(paths, { start: true })
   try {
+    if (opts.watch) return await watch(conn, io, opts)
     const rows = await conn.request('app.list')
     if (opts.json) {
       io.out(JSON.stringify(rows))
@@ -21,6 +27,36 @@ export async function run ({ paths, io, opts }) {
   } finally {
     await conn.close()
   }
+}
+
+/**
+ * --watch: the list again every second until Ctrl-C. In a terminal the table is redrawn in
+ * place; elsewhere each refresh is printed after the last (with --json: one array per line).
+ * @param {import('../../ipc/transport.js').Connection} conn
+ * @param {import('../cli.js').CliIo} io
+ * @param {Record<string, any>} opts
+ */
+async function watch (conn, io, opts) {
+  const inPlace = Boolean(process.stdout.isTTY) && !opts.json
+  const stop = new AbortController()
+  const onSigint = () => stop.abort()
+  process.once('SIGINT', onSigint)
+  conn.once('close', () => stop.abort())
+  try {
+    while (!stop.signal.aborted) {
+      const rows = await conn.request('app.list')
+      const text = opts.json ? JSON.stringify(rows) : [renderWorkers(rows), ...renderLogWarnings(rows)].join('\n')
+      if (inPlace) io.out(`${CLEAR}sup ls --watch · every ${WATCH_MS / 1000}s · ${new Date().toLocaleTimeString()} · Ctrl-C stops\n\n${text}`)
+      else io.out(text)
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, WATCH_MS)
+        stop.signal.addEventListener('abort', () => { clearTimeout(timer); resolve(undefined) }, { once: true })
+      })
+    }
+  } finally {
+    process.off('SIGINT', onSigint)
+  }
+  return 0
 }
 
 /**

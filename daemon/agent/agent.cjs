@@ -183,3 +183,45 @@ function isRoundRobin (server) {
   const handle = server._handle
   return handle != null && Object.getPrototypeOf(handle) === Object.prototype
 }
+
+// --- metrics: event-loop delay, heap and active handles, once per sampling interval -----
+// The daemon passes the interval in SUP_AGENT_METRICS_MS; the variable is removed before the
+// app runs (as node:cluster does with NODE_UNIQUE_ID), so the app and its children never
+// see it. The timer is unref'd: a worker with nothing else to do still exits.
+;(function startMetrics () {
+  const interval = Number(process.env.SUP_AGENT_METRICS_MS)
+  delete process.env.SUP_AGENT_METRICS_MS
+  if (!(interval > 0) || typeof process.send !== 'function') return
+  const { monitorEventLoopDelay } = require('node:perf_hooks')
+  const v8 = require('node:v8')
+  // 20 ms resolution: 50 wake-ups a second is the price; a finer one costs the app more.
+  // The histogram records when its timer fired, resolution included; we report the lateness.
+  const RESOLUTION_MS = 20
+  const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS })
+  delay.enable()
+  const ms = (/** @type {number} */ ns) => Math.max(0, Math.round(ns / 1e4 - RESOLUTION_MS * 100) / 100)
+  const noop = () => {}
+  const report = () => {
+    if (!process.connected || typeof process.send !== 'function') return
+    const heap = v8.getHeapStatistics()
+    const loop = delay.count > 0
+      ? { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max) }
+      : { p50: 0, p99: 0, max: 0 }
+    delay.reset()
+    process.send({
+      sup: 'metrics',
+      loop,
+      heap: { used: heap.used_heap_size, total: heap.total_heap_size },
+      handles: process.getActiveResourcesInfo().length
+    }, undefined, {}, noop)
+  }
+  // On the wall-clock multiples of the interval, like every other worker's agent and the
+  // daemon's sampler: the daemon then wakes once for all reports instead of once for each.
+  const arm = () => {
+    setTimeout(() => {
+      arm()
+      report()
+    }, interval - (Date.now() % interval)).unref()
+  }
+  arm()
+})()

@@ -37,6 +37,10 @@ const VALID_PARAMS = {
   'dump.save': { force: true },
   'dump.resurrect': { shellEnv: { PATH: '/usr/bin' } },
   'dump.status': {},
+  'metrics.history': { target: 'api', points: 60 },
+  'metrics.serve': { port: 9209, host: '127.0.0.1' },
+  'metrics.close': {},
+  'metrics.status': {},
   subscribe: { topics: ['log'] }
 }
 

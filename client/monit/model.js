@@ -1,0 +1,242 @@
+// @ts-check
+// What `sup monit` shows, without any terminal: the workers and their latest figures, the
+// app tree with its expanded apps and the selection, a short history per worker for the
+// charts, and the recent log lines. Fed by the daemon's stream; read by monit/view.js.
+
+/** Points of history kept per worker (the charts are never wider than this). */
+export const HISTORY_POINTS = 300
+/** Log lines kept per app for the tail pane (per app, so a chatty app does not crowd out the others). */
+export const LOG_LINES = 300
+
+/**
+ * @typedef {import('../../ipc/methods.js').WorkerRow & {
+ *   time?: number | null, cpu_seconds?: number, processes?: number,
+ *   loop_delay?: { p50: number, p99: number, max: number } | null,
+ *   heap?: { used: number, total: number } | null, handles?: number | null }} WorkerView
+ * @typedef {{ time: number, app: string, id: number, instance: number, stream: 'out' | 'err', line: string }} LogEntry
+ * @typedef {{ cpu: number[], memory: number[], loop_p99: Array<number | null>, heap_used: Array<number | null> }} Series
+ * @typedef {{ kind: 'app', name: string, workers: WorkerView[], expanded: boolean }
+ *   | { kind: 'worker', worker: WorkerView, last: boolean }} Line
+ */
+
+export class MonitModel {
+  constructor () {
+    /** @type {Map<number, WorkerView>} */
+    this.workers = new Map()
+    /** @type {Map<number, Series>} */
+    this.history = new Map()
+    /** @type {Map<string, LogEntry[]>} app → its recent lines, oldest first */
+    this.logs = new Map()
+    /** @type {Set<string>} */
+    this.expanded = new Set()
+    /** @type {{ kind: 'app', name: string } | { kind: 'worker', id: number } | null} */
+    this.selection = null
+  }
+
+  /** @param {WorkerView[]} rows the whole list (app.list), replacing what we had */
+  setWorkers (rows) {
+    this.workers = new Map(rows.map((r) => [r.id, r]))
+    for (const id of this.history.keys()) if (!this.workers.has(id)) this.history.delete(id)
+    this.keepSelection()
+  }
+
+  /** @param {WorkerView} row an app.state event */
+  applyState (row) {
+    if (/** @type {string} */ (row.status) === 'deleted') {
+      this.workers.delete(row.id)
+      this.history.delete(row.id)
+    } else {
+      this.workers.set(row.id, { ...this.workers.get(row.id), ...row })
+    }
+    this.keepSelection()
+  }
+
+  /** @param {WorkerView} sample a metrics event */
+  applyMetrics (sample) {
+    this.workers.set(sample.id, { ...this.workers.get(sample.id), ...sample })
+    const series = this.seriesOf(sample.id)
+    series.cpu.push(sample.cpu)
+    series.memory.push(sample.memory)
+    series.loop_p99.push(sample.loop_delay?.p99 ?? null)
+    series.heap_used.push(sample.heap?.used ?? null)
+    if (series.cpu.length > HISTORY_POINTS) {
+      for (const column of Object.values(series)) column.splice(0, column.length - HISTORY_POINTS)
+    }
+    this.keepSelection()
+  }
+
+  /**
+   * @param {Array<{ id: number, cpu: Array<number | null>, memory: Array<number | null>, loop_p99: Array<number | null>, heap_used: Array<number | null> }>} histories
+   */
+  setHistory (histories) {
+    for (const h of histories) {
+      this.history.set(h.id, {
+        cpu: h.cpu.map((v) => v ?? 0).slice(-HISTORY_POINTS),
+        memory: h.memory.map((v) => v ?? 0).slice(-HISTORY_POINTS),
+        loop_p99: h.loop_p99.slice(-HISTORY_POINTS),
+        heap_used: h.heap_used.slice(-HISTORY_POINTS)
+      })
+    }
+  }
+
+  /** @param {LogEntry} entry */
+  applyLog (entry) {
+    let lines = this.logs.get(entry.app)
+    if (!lines) this.logs.set(entry.app, (lines = []))
+    lines.push(entry)
+    // Trimmed in batches, not on every line.
+    if (lines.length > LOG_LINES * 2) lines.splice(0, lines.length - LOG_LINES)
+  }
+
+  /**
+   * An app's past lines (logs.tail), merged with the lines the stream brought meanwhile.
+   * @param {string} app
+   * @param {LogEntry[]} entries oldest first
+   */
+  setLogs (app, entries) {
+    const last = entries.length > 0 ? entries[entries.length - 1].time : -Infinity
+    const newer = (this.logs.get(app) ?? []).filter((e) => e.time > last)
+    this.logs.set(app, [...entries, ...newer].slice(-LOG_LINES))
+  }
+
+  /** @param {number} id */
+  seriesOf (id) {
+    let series = this.history.get(id)
+    if (!series) {
+      series = { cpu: [], memory: [], loop_p99: [], heap_used: [] }
+      this.history.set(id, series)
+    }
+    return series
+  }
+
+  /** Apps in the order of their first worker id, each with its workers by id. */
+  apps () {
+    /** @type {Map<string, WorkerView[]>} */
+    const apps = new Map()
+    for (const w of [...this.workers.values()].sort((a, b) => a.id - b.id)) {
+      const list = apps.get(w.name)
+      if (list) list.push(w)
+      else apps.set(w.name, [w])
+    }
+    return apps
+  }
+
+  /** The rows of the left pane, top to bottom. @returns {Line[]} */
+  lines () {
+    /** @type {Line[]} */
+    const lines = []
+    for (const [name, workers] of this.apps()) {
+      const expanded = this.expanded.has(name)
+      lines.push({ kind: 'app', name, workers, expanded })
+      if (expanded) workers.forEach((worker, i) => lines.push({ kind: 'worker', worker, last: i === workers.length - 1 }))
+    }
+    return lines
+  }
+
+  /** Index of the selected line (0 when nothing is selected). */
+  selectedIndex () {
+    const lines = this.lines()
+    const sel = this.selection
+    const i = lines.findIndex((l) => sel !== null && (sel.kind === 'app' ? l.kind === 'app' && l.name === sel.name : l.kind === 'worker' && l.worker.id === sel.id))
+    return Math.max(0, i)
+  }
+
+  /** @param {number} delta */
+  move (delta) {
+    const lines = this.lines()
+    if (lines.length === 0) return
+    const i = Math.min(lines.length - 1, Math.max(0, this.selectedIndex() + delta))
+    this.select(lines[i])
+  }
+
+  /** Enter: expand or collapse the selected app (or the app of the selected worker). */
+  toggle () {
+    const line = this.lines()[this.selectedIndex()]
+    if (!line) return
+    const name = line.kind === 'app' ? line.name : line.worker.name
+    if (this.expanded.has(name)) this.expanded.delete(name)
+    else this.expanded.add(name)
+    this.selection = { kind: 'app', name }
+  }
+
+  /** @param {Line} line */
+  select (line) {
+    this.selection = line.kind === 'app' ? { kind: 'app', name: line.name } : { kind: 'worker', id: line.worker.id }
+  }
+
+  /** After workers come and go, keep a selection that still exists. */
+  keepSelection () {
+    const lines = this.lines()
+    const sel = this.selection
+    const exists = sel !== null && lines.some((l) => sel.kind === 'app' ? l.kind === 'app' && l.name === sel.name : l.kind === 'worker' && l.worker.id === sel.id)
+    if (exists) return
+    if (sel?.kind === 'worker') {
+      // A deleted or collapsed worker: fall back to its app, if that is still there.
+      const app = lines.find((l) => l.kind === 'app' && [...this.workers.values()].some((w) => w.name === l.name && w.id === sel.id))
+      if (app) return this.select(app)
+    }
+    if (lines.length === 0) this.selection = null
+    else this.select(lines[0])
+  }
+
+  /**
+   * What the selection names, for the right pane and for actions.
+   * @returns {{ label: string, target: string, workers: WorkerView[] } | null}
+   */
+  selected () {
+    const sel = this.selection
+    if (!sel) return null
+    if (sel.kind === 'app') {
+      const workers = this.apps().get(sel.name) ?? []
+      return { label: sel.name, target: sel.name, workers }
+    }
+    const worker = this.workers.get(sel.id)
+    return worker ? { label: `${worker.name}[${worker.instance}] #${worker.id}`, target: String(worker.id), workers: [worker] } : null
+  }
+
+  /**
+   * The selection's history: one worker's, or an app's workers summed point by point
+   * (aligned on the newest sample: the daemon samples every worker in the same pass).
+   * @returns {Series}
+   */
+  selectedSeries () {
+    const workers = this.selected()?.workers ?? []
+    const all = workers.map((w) => this.history.get(w.id)).filter((s) => s !== undefined)
+    const length = Math.max(0, ...all.map((s) => s.cpu.length))
+    /** @type {Series} */
+    const out = { cpu: [], memory: [], loop_p99: [], heap_used: [] }
+    for (let i = 0; i < length; i++) {
+      const at = (/** @type {Array<number | null>} */ column) => column[column.length - length + i]
+      out.cpu.push(sum(all.map((s) => at(s.cpu) ?? 0)))
+      out.memory.push(sum(all.map((s) => at(s.memory) ?? 0)))
+      const loops = all.map((s) => at(s.loop_p99)).filter((v) => typeof v === 'number')
+      out.loop_p99.push(loops.length > 0 ? Math.max(...loops) : null)
+      const heaps = all.map((s) => at(s.heap_used)).filter((v) => typeof v === 'number')
+      out.heap_used.push(heaps.length > 0 ? sum(heaps) : null)
+    }
+    return out
+  }
+
+  /**
+   * The newest log lines of the selection, oldest first.
+   * @param {number} count
+   */
+  selectedLogs (count) {
+    const sel = this.selection
+    if (!sel) return []
+    const name = sel.kind === 'app' ? sel.name : this.workers.get(sel.id)?.name
+    const lines = this.logs.get(name ?? '') ?? []
+    const out = []
+    for (let i = lines.length - 1; i >= 0 && out.length < count; i--) {
+      if (sel.kind === 'app' || lines[i].id === sel.id) out.push(lines[i])
+    }
+    return out.reverse()
+  }
+}
+
+/** @param {number[]} values */
+function sum (values) {
+  let total = 0
+  for (const v of values) total += v
+  return total
+}

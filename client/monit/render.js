@@ -1,0 +1,200 @@
+// @ts-check
+// The text of each monit pane, as blessed tag strings. Pure: widths in, lines out, so the
+// layout is tested without a terminal. Colour is a tag around a word and nothing else, so
+// with colour off the same text is shown plain.
+import { formatBytes, formatDuration } from '../format.js'
+
+const BLOCKS = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█']
+const ASCII_BLOCKS = ['.', '.', ':', ':', '=', '=', '#', '#']
+
+/** @type {Record<string, string>} */
+const STATUS_COLORS = { online: 'green', starting: 'cyan', stopping: 'yellow', waiting: 'yellow', stopped: 'gray', errored: 'red' }
+
+/**
+ * @typedef {{ color: boolean, unicode: boolean }} Style
+ * @typedef {import('./model.js').WorkerView} WorkerView
+ */
+
+/** Escape text for a blessed tag string: braces would start a tag. @param {string} text */
+export function escapeTags (text) {
+  return text.replace(/[{}]/g, (c) => (c === '{' ? '{open}' : '{close}'))
+}
+
+/**
+ * @param {string} color
+ * @param {string} text already escaped
+ * @param {Style} style
+ */
+function paint (color, text, style) {
+  return style.color ? `{${color}-fg}${text}{/${color}-fg}` : text
+}
+
+/**
+ * Pad or cut to exactly `width` characters.
+ * @param {string} text
+ * @param {number} width
+ * @param {'left' | 'right'} [align]
+ */
+export function fit (text, width, align = 'left') {
+  if (width <= 0) return ''
+  // '~' rather than '…': terminals disagree on the width of '…' (East Asian ambiguous).
+  const cut = text.length > width ? text.slice(0, Math.max(0, width - 1)) + '~' : text
+  return align === 'left' ? cut.padEnd(width) : cut.padStart(width)
+}
+
+/** @param {number} cpu */
+export function formatCpu (cpu) {
+  return cpu < 10 ? `${cpu.toFixed(1)}%` : `${Math.round(cpu)}%`
+}
+
+/** Columns of the left pane after the name. */
+const COLUMNS = /** @type {const} */ ([['status', 8, 'left'], ['cpu', 6, 'right'], ['mem', 7, 'right'], ['rst', 3, 'right'], ['up', 4, 'right']])
+const FIXED = COLUMNS.reduce((n, [, w]) => n + w + 1, 0)
+
+/**
+ * The header of the left pane.
+ * @param {number} width
+ */
+export function renderListHeader (width) {
+  return fit('name', width - FIXED) + COLUMNS.map(([label, w, align]) => ' ' + fit(label, w, align)).join('')
+}
+
+/**
+ * One line of the left pane.
+ * @param {import('./model.js').Line} line
+ * @param {number} width
+ * @param {boolean} selected
+ * @param {Style} style
+ */
+export function renderLine (line, width, selected, style) {
+  const nameWidth = Math.max(4, width - FIXED)
+  let name, status, cpu, memory, restarts, uptime, statusColor
+  if (line.kind === 'app') {
+    const { workers } = line
+    const online = workers.filter((w) => w.status === 'online').length
+    const worst = workers.find((w) => w.status === 'errored') ?? workers.find((w) => w.status !== 'online')
+    status = online === workers.length ? 'online' : worst && workers.length === 1 ? worst.status : `${online}/${workers.length} up`
+    statusColor = online === workers.length ? 'green' : STATUS_COLORS[worst?.status ?? ''] ?? 'yellow'
+    name = `${line.expanded ? '▾' : '▸'} ${line.name}${line.expanded ? '' : ` (${workers.length})`}`
+    cpu = workers.reduce((n, w) => n + w.cpu, 0)
+    memory = workers.reduce((n, w) => n + w.memory, 0)
+    restarts = workers.reduce((n, w) => n + w.restarts, 0)
+    const running = workers.filter((w) => w.uptime > 0)
+    uptime = running.length > 0 ? Math.min(...running.map((w) => w.uptime)) : 0
+  } else {
+    const w = line.worker
+    name = `  ${line.last ? '└' : '├'} #${w.id}`
+    if (w.pid !== null && name.length + 5 + String(w.pid).length <= nameWidth) name += ` pid ${w.pid}`
+    status = w.status
+    statusColor = STATUS_COLORS[w.status] ?? 'white'
+    cpu = w.cpu
+    memory = w.memory
+    restarts = w.restarts
+    uptime = w.uptime
+  }
+  if (!style.unicode) name = name.replace('▾', 'v').replace('▸', '>').replace('└', '`').replace('├', '|')
+  const cells = [
+    escapeTags(fit(name, nameWidth)),
+    paint(statusColor, escapeTags(fit(status, 8)), style),
+    fit(formatCpu(cpu), 6, 'right'),
+    fit(formatBytes(memory), 7, 'right'),
+    fit(String(restarts), 3, 'right'),
+    fit(formatDuration(uptime), 4, 'right')
+  ]
+  const text = cells.join(' ')
+  return selected ? `{inverse}${text}{/inverse}` : text
+}
+
+/**
+ * A chart `rows` lines high and `width` columns wide of the newest values, scaled to `max`.
+ * @param {number[]} values
+ * @param {number} width
+ * @param {number} rows
+ * @param {number} max
+ * @param {boolean} unicode
+ * @returns {string[]} top line first
+ */
+export function renderChart (values, width, rows, max, unicode) {
+  const blocks = unicode ? BLOCKS : ASCII_BLOCKS
+  const shown = values.slice(-width)
+  const pad = width - shown.length
+  const lines = []
+  for (let row = rows - 1; row >= 0; row--) {
+    let line = ' '.repeat(pad)
+    for (const v of shown) {
+      // Eighths of a row: 8 per line, counted from the bottom; a non-zero value shows at least one.
+      const eighths = max > 0 ? Math.max(v > 0 ? 1 : 0, Math.round((v / max) * rows * 8)) : 0
+      const level = Math.min(8, eighths - row * 8)
+      line += level > 0 ? blocks[level - 1] : ' '
+    }
+    lines.push(line)
+  }
+  return lines
+}
+
+/**
+ * The right-top pane: the selection's figures and charts.
+ * @param {{ label: string, workers: WorkerView[] } | null} selected
+ * @param {import('./model.js').Series} series
+ * @param {number} width inner width
+ * @param {number} height inner height
+ * @param {Style} style
+ * @returns {string}
+ */
+export function renderFigures (selected, series, width, height, style) {
+  if (!selected) return 'no apps (start one with: sup start app.js)'
+  const { workers } = selected
+  const cpu = workers.reduce((n, w) => n + w.cpu, 0)
+  const memory = workers.reduce((n, w) => n + w.memory, 0)
+  const loops = workers.map((w) => w.loop_delay).filter((l) => l)
+  const heaps = workers.map((w) => w.heap).filter((h) => h)
+  const footer = []
+  if (loops.length > 0) {
+    const p50 = Math.max(...loops.map((l) => /** @type {any} */ (l).p50))
+    const p99 = Math.max(...loops.map((l) => /** @type {any} */ (l).p99))
+    footer.push(`loop p50/p99 ${formatMs(p50)}/${formatMs(p99)}`)
+  }
+  if (heaps.length > 0) {
+    const used = heaps.reduce((n, h) => n + /** @type {any} */ (h).used, 0)
+    const total = heaps.reduce((n, h) => n + /** @type {any} */ (h).total, 0)
+    footer.push(`heap ${formatBytes(used)}/${formatBytes(total)}`)
+  }
+  const processes = workers.reduce((n, w) => n + (w.processes ?? 0), 0)
+  footer.push(`${processes} proc`)
+  if (workers.length === 1 && workers[0].pid !== null) footer.push(`pid ${workers[0].pid}`)
+  // Two charts share what is left after their two title lines and the footer.
+  const cpuRows = Math.max(1, Math.ceil((height - 3) / 2))
+  const memRows = Math.max(1, Math.floor((height - 3) / 2))
+  const cpuMax = Math.max(100, ...series.cpu)
+  const memMax = Math.max(1, ...series.memory)
+  // The cpu chart's scale: 100% of one core, or the highest value shown if more.
+  const lines = [
+    `{bold}${escapeTags(fit(selected.label, Math.max(1, width - 23)))}{/bold} ${fit(`cpu ${formatCpu(cpu)}`, 10, 'right')} ${fit(`mem ${formatBytes(memory)}`, 11, 'right')}`,
+    ...renderChart(series.cpu, width, cpuRows, cpuMax, style.unicode).map((l) => paint('green', l, style)),
+    `memory (max ${formatBytes(memMax)})`,
+    ...renderChart(series.memory, width, memRows, memMax, style.unicode).map((l) => paint('cyan', l, style)),
+    escapeTags(fit(footer.join(' · ').replaceAll(' · ', style.unicode ? ' · ' : ' | '), width))
+  ]
+  return lines.slice(0, height).join('\n')
+}
+
+/** @param {number} ms */
+function formatMs (ms) {
+  return ms < 10 ? `${ms.toFixed(1)}ms` : `${Math.round(ms)}ms`
+}
+
+/**
+ * The right-bottom pane: log lines of the selection, newest at the bottom.
+ * @param {import('./model.js').LogEntry[]} entries
+ * @param {number} width
+ * @param {Style} style
+ */
+export function renderLogs (entries, width, style) {
+  return entries.map((e) => {
+    const prefix = `${e.app}[${e.instance}] ${e.stream === 'err' ? 'err' : 'out'}`
+    const text = escapeTags(fit(`${prefix} ${e.line}`, width).trimEnd())
+    const head = escapeTags(prefix)
+    const body = text.slice(head.length)
+    return (e.stream === 'err' ? paint('red', head, style) : paint('cyan', head, style)) + body
+  }).join('\n')
+}

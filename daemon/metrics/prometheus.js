@@ -1,0 +1,124 @@
+// @ts-check
+// The Prometheus text exposition format, version 0.0.4: one HELP and one TYPE line per
+// family, then its samples; base units (seconds, bytes); label values escaped.
+import { STATUS } from '../lifecycle.js'
+
+export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
+
+/**
+ * @typedef {object} ExportedWorker
+ * @property {string} app
+ * @property {number} instance
+ * @property {number} id
+ * @property {string} status
+ * @property {boolean} running has a process
+ * @property {number} restarts
+ * @property {number | null} startedAt ms
+ * @property {import('./sampler.js').WorkerUsage} usage
+ */
+
+/**
+ * @typedef {{ name: string, type: 'counter' | 'gauge', help: string, samples: (w: ExportedWorker) => Array<[Record<string, string>, number]> }} Family
+ */
+
+const STATES = Object.values(STATUS)
+
+/** @type {Family[]} */
+const FAMILIES = [
+  {
+    name: 'process_cpu_seconds_total',
+    type: 'counter',
+    help: 'Total user and system CPU time of the worker\'s process tree, in seconds.',
+    samples: (w) => w.running && w.usage.time !== null ? [[{}, w.usage.cpu_seconds]] : []
+  },
+  {
+    name: 'process_resident_memory_bytes',
+    type: 'gauge',
+    help: 'Resident memory of the worker\'s process tree, in bytes.',
+    samples: (w) => w.running && w.usage.time !== null ? [[{}, w.usage.memory]] : []
+  },
+  {
+    name: 'process_start_time_seconds',
+    type: 'gauge',
+    help: 'Start time of the worker process since the unix epoch, in seconds.',
+    samples: (w) => w.running && w.startedAt !== null ? [[{}, w.startedAt / 1000]] : []
+  },
+  {
+    name: 'sup_restarts_total',
+    type: 'counter',
+    help: 'Restarts of the worker, automatic and manual, since it was started or reset.',
+    samples: (w) => [[{}, w.restarts]]
+  },
+  {
+    name: 'sup_app_state',
+    type: 'gauge',
+    help: 'Lifecycle state of the worker: 1 for the current state, 0 for the others.',
+    samples: (w) => STATES.map((state) => [{ state }, w.status === state ? 1 : 0])
+  },
+  {
+    name: 'sup_event_loop_delay_seconds',
+    type: 'gauge',
+    help: 'Event-loop delay of the worker over the last sampling interval, in seconds (node workers).',
+    samples: (w) => w.running && w.usage.loop_delay
+      ? [[{ quantile: '0.5' }, w.usage.loop_delay.p50 / 1000], [{ quantile: '0.99' }, w.usage.loop_delay.p99 / 1000]]
+      : []
+  },
+  {
+    name: 'sup_heap_used_bytes',
+    type: 'gauge',
+    help: 'V8 heap in use in the worker, in bytes (node workers).',
+    samples: (w) => w.running && w.usage.heap ? [[{}, w.usage.heap.used]] : []
+  },
+  {
+    name: 'sup_heap_total_bytes',
+    type: 'gauge',
+    help: 'V8 heap reserved by the worker, in bytes (node workers).',
+    samples: (w) => w.running && w.usage.heap ? [[{}, w.usage.heap.total]] : []
+  }
+]
+
+/**
+ * @param {ExportedWorker[]} workers
+ * @returns {string}
+ */
+export function renderPrometheus (workers) {
+  let text = ''
+  for (const family of FAMILIES) {
+    text += `# HELP ${family.name} ${escapeHelp(family.help)}\n# TYPE ${family.name} ${family.type}\n`
+    for (const w of workers) {
+      for (const [labels, value] of family.samples(w)) {
+        text += `${family.name}${formatLabels({ app: w.app, instance: String(w.instance), ...labels })} ${formatValue(value)}\n`
+      }
+    }
+  }
+  return text
+}
+
+/** @param {Record<string, string>} labels */
+function formatLabels (labels) {
+  return `{${Object.entries(labels).map(([k, v]) => `${k}="${escapeLabelValue(v)}"`).join(',')}}`
+}
+
+/**
+ * Label values escape backslash, double quote and line feed.
+ * @param {string} value
+ */
+export function escapeLabelValue (value) {
+  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')
+}
+
+/**
+ * HELP text escapes backslash and line feed.
+ * @param {string} text
+ */
+export function escapeHelp (text) {
+  return text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')
+}
+
+/** @param {number} value */
+export function formatValue (value) {
+  if (Number.isNaN(value)) return 'NaN'
+  if (value === Infinity) return '+Inf'
+  if (value === -Infinity) return '-Inf'
+  return String(value)
+}

@@ -1,0 +1,42 @@
+// @ts-check
+// Daemon-wide settings, from the daemon's own argv (foreground use) or the environment the
+// CLI starts it with (SUP_SAMPLE_INTERVAL=500 sup ping). Read once, at start.
+import { parseArgs } from 'node:util'
+import { SupError } from '../ipc/errors.js'
+import { DEFAULT_METRICS_HOST, parsePort } from '../ipc/metrics.js'
+
+export const DEFAULT_SAMPLE_INTERVAL = 1000
+const MIN_SAMPLE_INTERVAL = 100
+const MAX_SAMPLE_INTERVAL = 3_600_000
+
+/**
+ * @typedef {object} DaemonOptions
+ * @property {number} sampleInterval ms; 0 = no sampling (and no figures, no memory restarts)
+ * @property {{ port: number, host: string } | null} metrics the Prometheus endpoint to open at start
+ */
+
+/**
+ * @param {string[]} argv the daemon's arguments (after the script)
+ * @param {NodeJS.ProcessEnv} env
+ * @returns {DaemonOptions}
+ * @throws {SupError}
+ */
+export function readDaemonOptions (argv, env) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      'sample-interval': { type: 'string' },
+      'metrics-port': { type: 'string' },
+      'metrics-host': { type: 'string' }
+    },
+    strict: false
+  })
+  const interval = String(values['sample-interval'] ?? env.SUP_SAMPLE_INTERVAL ?? DEFAULT_SAMPLE_INTERVAL)
+  const sampleInterval = Number(interval)
+  if (!/^\d+$/.test(interval) || (sampleInterval !== 0 && (sampleInterval < MIN_SAMPLE_INTERVAL || sampleInterval > MAX_SAMPLE_INTERVAL))) {
+    throw new SupError('SUP_ERR_METRICS_INTERVAL_INVALID', { value: interval })
+  }
+  const port = values['metrics-port'] ?? env.SUP_METRICS_PORT
+  const host = String(values['metrics-host'] ?? env.SUP_METRICS_HOST ?? DEFAULT_METRICS_HOST)
+  return { sampleInterval, metrics: port === undefined || port === '' ? null : { port: parsePort(String(port)), host } }
+}

@@ -1,0 +1,71 @@
+// @ts-check
+// sup monit in a real terminal (tmux): what a person sees, and what the keys do.
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { startTerminal } from '../helpers/tmux.js'
+import { APPS, SUP_BIN, freePort, useSupHome, waitForRows } from '../helpers/sup.js'
+
+/** The line of the left pane that starts with `start` (after the border). @param {string} screen @param {RegExp} start */
+const lineOf = (screen, start) => screen.split('\n').find((l) => start.test(l.replace(/^│/, ''))) ?? ''
+
+test('monit shows apps and changing figures, restarts a worker on r, and follows the daemon', async (t) => {
+  const home = useSupHome(t)
+  const port = await freePort()
+  const start = () => home.sup(['start', join(APPS, 'http-server.js'), '-i', '2', '-n', 'web'], { env: { PORT: String(port) } })
+  assert.equal((await start()).code, 0)
+  const stty = join(home.home, 'stty')
+  // The shell records the terminal's settings before and after, to see that monit restores them.
+  const command = `stty -g > ${stty}-before; ${process.execPath} ${SUP_BIN} monit; echo "exit $?" > ${stty}-exit; stty -g > ${stty}-after`
+  const term = await startTerminal(t, { command, width: 100, height: 30, env: { SUP_HOME: home.home, NO_COLOR: '1', PATH: process.env.PATH, TERM: 'xterm' } })
+
+  const first = await term.waitFor((s) => /▸ web \(2\) +online +\d+\.\d% +\d+\.\dmb/.test(s), { what: 'the web app with its figures' })
+  assert.match(first, /↑↓\/jk select · ⏎ expand · r restart · l reload · s stop · q quit/)
+  // The uptime of the app line ticks: figures change without a key.
+  const before = lineOf(first, /^▸ web/)
+  await term.waitFor((s) => lineOf(s, /^▸ web/) !== before, { what: 'the web line to change' })
+
+  await term.keys('Enter')
+  await term.waitFor((s) => /├ #0/.test(s) && /└ #1/.test(s), { what: 'the workers of web' })
+  await term.keys('j')
+  await term.waitFor((s) => /web\[0\] #0/.test(s), { what: 'worker #0 selected' })
+
+  const [old] = await home.ls()
+  await term.keys('r')
+  await term.waitFor((s) => s.includes('restart web[0] #0 (1 worker)?'), { what: 'the confirmation' })
+  await term.keys('y')
+  const rows = await waitForRows(home, (rs) => rs[0].restarts === 1 && rs[0].pid !== old.pid && rs[0].status === 'online', { what: 'worker 0 restarted' })
+  assert.equal(rows[1].restarts, 0, 'only the selected worker restarted')
+  await term.waitFor((s) => /├ #0 .* online +\d+\.\d% +\S+ +1 +\d+s/.test(s), { what: 'the restart counted on screen' })
+
+  await term.keys('l')
+  await term.waitFor((s) => /reload is not available yet|reload web\[0\] #0/.test(s), { what: 'an answer to l' })
+  await term.keys('Escape')
+
+  await term.resize(80, 24)
+  await term.waitFor((s) => s.split('\n').length >= 24 && /web/.test(s) && /q quit/.test(s) && s.split('\n').every((l) => l.length <= 80), { what: 'the dashboard in 80x24' })
+
+  // The daemon goes away: monit says so and waits; a new daemon is picked up.
+  assert.equal((await home.sup(['kill'])).code, 0)
+  await term.waitFor((s) => s.includes('the daemon went away; waiting for it'), { what: 'the daemon reported gone' })
+  assert.equal(await term.running(), true)
+  assert.equal((await start()).code, 0)
+  await term.waitFor((s) => /web/.test(s) && !s.includes('went away') && /online/.test(s), { what: 'monit back on the new daemon' })
+
+  await term.keys('q')
+  const deadline = Date.now() + 10_000
+  while (await term.running()) {
+    if (Date.now() > deadline) throw new Error('monit did not exit on q')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  assert.equal(readFileSync(`${stty}-exit`, 'utf8').trim(), 'exit 0')
+  assert.equal(readFileSync(`${stty}-after`, 'utf8'), readFileSync(`${stty}-before`, 'utf8'), 'the terminal settings are restored')
+})
+
+test('monit outside a terminal says so in one line', async (t) => {
+  const home = useSupHome(t)
+  const result = await home.sup(['monit'])
+  assert.equal(result.code, 1)
+  assert.equal(result.stderr.trim(), 'sup: sup monit needs a terminal, and this output is not one (sup ls --watch refreshes a plain table; sup ls --json is for programs)')
+})

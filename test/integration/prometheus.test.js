@@ -1,0 +1,59 @@
+// @ts-check
+import assert from 'node:assert/strict'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { waitForMetrics } from '../helpers/metrics.js'
+import { parsePrometheus } from '../helpers/prometheus.js'
+import { APPS, freePort, httpGet, useSupHome } from '../helpers/sup.js'
+
+test('sup metrics --port serves the Prometheus text format; --off closes it', async (t) => {
+  const home = useSupHome(t)
+  const appPort = await freePort()
+  assert.equal((await home.sup(['start', join(APPS, 'http-server.js'), '-i', '2', '-n', 'web'], { env: { PORT: String(appPort) } })).code, 0)
+  assert.equal((await home.sup(['start', join(APPS, 'worker.py'), '--min-uptime', '200'])).code, 0)
+  await home.sup(['stop', 'worker'])
+  await waitForMetrics(home, (all) => all.filter((s) => s.name === 'web' && s.loop_delay).length === 2, { what: 'both web workers sampled with agent figures', apps: ['web'] })
+
+  const off = await home.sup(['metrics'])
+  assert.match(off.stdout, /metrics endpoint is off/)
+  const port = await freePort()
+  const on = await home.sup(['metrics', '--port', String(port)])
+  assert.equal(on.code, 0, on.stderr)
+  assert.equal(on.stdout.trim(), `serving Prometheus metrics at http://127.0.0.1:${port}/metrics`)
+
+  const res = await httpGet(port, '/metrics')
+  assert.equal(res.status, 200)
+  const families = parsePrometheus(res.body)
+  const web = (/** @type {string} */ name) => families.get(name)?.samples.filter((s) => s.labels.app === 'web') ?? []
+  assert.deepEqual(web('process_resident_memory_bytes').map((s) => s.labels.instance).sort(), ['0', '1'])
+  assert.ok(web('process_resident_memory_bytes').every((s) => s.value > 1024 * 1024))
+  assert.ok(web('process_cpu_seconds_total').every((s) => s.value > 0))
+  assert.ok(web('process_start_time_seconds').every((s) => Math.abs(s.value - Date.now() / 1000) < 600))
+  assert.deepEqual(web('sup_event_loop_delay_seconds').map((s) => s.labels.quantile).sort(), ['0.5', '0.5', '0.99', '0.99'])
+  const state = (/** @type {string} */ app) => families.get('sup_app_state')?.samples.filter((s) => s.labels.app === app && s.value === 1).map((s) => s.labels.state)
+  assert.deepEqual(state('web'), ['online', 'online'])
+  assert.deepEqual(state('worker'), ['stopped'], 'a stopped worker is exported with its state')
+  assert.equal(families.get('process_resident_memory_bytes')?.samples.some((s) => s.labels.app === 'worker'), false)
+  assert.equal(families.get('sup_restarts_total')?.type, 'counter')
+
+  assert.equal((await httpGet(port, '/')).status, 404)
+  const json = JSON.parse((await home.sup(['metrics', '--json'])).stdout)
+  assert.deepEqual({ serving: json.serving, host: json.host, port: json.port }, { serving: true, host: '127.0.0.1', port })
+
+  const busy = await home.sup(['metrics', '--port', String(appPort)])
+  assert.equal(busy.code, 1)
+  assert.match(busy.stderr, /port is in use/)
+  assert.equal((await httpGet(port, '/metrics')).status, 200, 'a failed move keeps the endpoint that was open')
+
+  assert.equal((await home.sup(['metrics', '--off'])).code, 0)
+  await assert.rejects(httpGet(port, '/metrics'), /ECONNREFUSED/)
+})
+
+test('SUP_METRICS_PORT opens the endpoint when the daemon starts', async (t) => {
+  const home = useSupHome(t)
+  const port = await freePort()
+  assert.equal((await home.sup(['ping'], { env: { SUP_METRICS_PORT: String(port) } })).code, 0)
+  const res = await httpGet(port, '/metrics')
+  assert.equal(res.status, 200)
+  assert.equal(parsePrometheus(res.body).size, 8)
+})

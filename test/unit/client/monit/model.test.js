@@ -1,0 +1,106 @@
+// @ts-check
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { MonitModel } from '../../../../client/monit/model.js'
+
+/**
+ * @param {number} id
+ * @param {string} name
+ * @param {Partial<import('../../../../client/monit/model.js').WorkerView>} [extra]
+ * @returns {import('../../../../client/monit/model.js').WorkerView}
+ */
+const row = (id, name, extra = {}) => ({ id, name, instance: id, pid: 1000 + id, status: 'online', mode: 'cluster', restarts: 0, uptime: 1000, cpu: 0, memory: 0, unstable_restarts: 0, retry_at: null, last_exit: null, ...extra })
+
+function twoApps () {
+  const model = new MonitModel()
+  model.setWorkers([row(0, 'api'), row(1, 'api'), row(2, 'jobs')])
+  return model
+}
+
+/** @param {MonitModel} model */
+const shown = (model) => model.lines().map((l) => l.kind === 'app' ? `${l.expanded ? 'v' : '>'} ${l.name}` : `  #${l.worker.id}`)
+
+describe('MonitModel', () => {
+  test('apps start collapsed, in the order of their first worker, with the first one selected', () => {
+    const model = twoApps()
+    assert.deepEqual(shown(model), ['> api', '> jobs'])
+    assert.deepEqual(model.selected()?.target, 'api')
+  })
+
+  test('Enter expands the selected app; moving then selects its workers', () => {
+    const model = twoApps()
+    model.toggle()
+    assert.deepEqual(shown(model), ['v api', '  #0', '  #1', '> jobs'])
+    model.move(1)
+    assert.deepEqual(model.selected(), { label: 'api[0] #0', target: '0', workers: [model.workers.get(0)] })
+    model.move(5)
+    assert.equal(model.selected()?.target, 'jobs', 'moving stops at the last line')
+    model.move(-10)
+    assert.equal(model.selected()?.target, 'api')
+  })
+
+  test('Enter on a worker collapses its app and selects the app', () => {
+    const model = twoApps()
+    model.toggle()
+    model.move(2)
+    model.toggle()
+    assert.deepEqual(shown(model), ['> api', '> jobs'])
+    assert.equal(model.selected()?.target, 'api')
+  })
+
+  test('a deleted worker that was selected leaves the selection on its app', () => {
+    const model = twoApps()
+    model.toggle()
+    model.move(2)
+    model.applyState(row(1, 'api', { status: /** @type {any} */ ('deleted') }))
+    assert.equal(model.selected()?.target, 'api')
+    assert.deepEqual(shown(model), ['v api', '  #0', '> jobs'])
+  })
+
+  test('metrics events update the figures and the history', () => {
+    const model = twoApps()
+    model.applyMetrics({ ...row(0, 'api'), cpu: 12, memory: 100, loop_delay: { p50: 1, p99: 4, max: 5 }, heap: { used: 10, total: 20 } })
+    model.applyMetrics({ ...row(1, 'api'), cpu: 3, memory: 50, loop_delay: null, heap: null })
+    assert.equal(model.workers.get(0)?.cpu, 12)
+    assert.deepEqual(model.selectedSeries(), { cpu: [15], memory: [150], loop_p99: [4], heap_used: [10] })
+  })
+
+  test('an app\'s series sums its workers aligned on the newest point', () => {
+    const model = twoApps()
+    model.setHistory([
+      { id: 0, cpu: [1, 2, 3], memory: [10, 20, 30], loop_p99: [null, 1, 2], heap_used: [null, null, 5] },
+      { id: 1, cpu: [10, 20], memory: [100, 200], loop_p99: [7, 3], heap_used: [1, 1] }
+    ])
+    assert.deepEqual(model.selectedSeries(), { cpu: [1, 12, 23], memory: [10, 120, 230], loop_p99: [null, 7, 3], heap_used: [null, 1, 6] })
+  })
+
+  test('the log pane shows the selection\'s lines only, newest last', () => {
+    const model = twoApps()
+    const log = (/** @type {number} */ id, /** @type {string} */ app, /** @type {string} */ line) => model.applyLog({ time: 0, app, id, instance: id, stream: 'out', line })
+    log(0, 'api', 'a')
+    log(2, 'jobs', 'b')
+    log(1, 'api', 'c')
+    log(0, 'api', 'd')
+    assert.deepEqual(model.selectedLogs(10).map((e) => e.line), ['a', 'c', 'd'])
+    assert.deepEqual(model.selectedLogs(2).map((e) => e.line), ['c', 'd'])
+    model.toggle()
+    model.move(2)
+    assert.deepEqual(model.selectedLogs(10).map((e) => e.line), ['c'])
+  })
+
+  test('past lines merge with the ones the stream brought meanwhile', () => {
+    const model = twoApps()
+    const entry = (/** @type {number} */ time, /** @type {string} */ line) => ({ time, app: 'api', id: 0, instance: 0, stream: /** @type {const} */ ('out'), line })
+    model.applyLog(entry(5, 'c'))
+    model.applyLog(entry(6, 'd'))
+    model.setLogs('api', [entry(4, 'a'), entry(5, 'c')])
+    assert.deepEqual(model.selectedLogs(10).map((e) => e.line), ['a', 'c', 'd'])
+  })
+
+  test('no workers, no selection', () => {
+    const model = new MonitModel()
+    model.setWorkers([])
+    assert.equal(model.selected(), null)
+    assert.deepEqual(model.selectedSeries(), { cpu: [], memory: [], loop_p99: [], heap_used: [] })
+  })
+})

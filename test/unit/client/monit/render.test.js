@@ -1,0 +1,88 @@
+// @ts-check
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { escapeTags, fit, formatCpu, renderChart, renderFigures, renderLine, renderListHeader, renderLogs } from '../../../../client/monit/render.js'
+
+const plain = { color: false, unicode: true }
+/** Remove blessed tags, to measure what a person sees. @param {string} s */
+const visible = (s) => s.replace(/\{\/?[a-z-]+\}/g, '').replace(/\{open\}/g, '{').replace(/\{close\}/g, '}')
+
+/** @returns {import('../../../../client/monit/model.js').WorkerView} */
+const worker = (/** @type {number} */ id, /** @type {any} */ extra = {}) => ({ id, name: 'api', instance: id, pid: 4000 + id, status: 'online', mode: 'cluster', restarts: 1, uptime: 90_000, cpu: 2.5, memory: 50 * 1024 * 1024, unstable_restarts: 0, retry_at: null, last_exit: null, ...extra })
+
+describe('fit', () => {
+  /** @type {Array<[string, number, 'left' | 'right', string]>} */
+  const rows = [['abc', 5, 'left', 'abc  '], ['abc', 5, 'right', '  abc'], ['abcdef', 4, 'left', 'abc~'], ['abc', 0, 'left', '']]
+  for (const [text, width, align, expected] of rows) test(`${text} in ${width} (${align})`, () => assert.equal(fit(text, width, align), expected))
+})
+
+test('formatCpu keeps one decimal below 10%', () => {
+  assert.deepEqual([0, 2.54, 9.96, 12.4, 250].map(formatCpu), ['0.0%', '2.5%', '10.0%', '12%', '250%'])
+})
+
+test('escapeTags keeps braces from a log line out of blessed\'s tag parser', () => {
+  assert.equal(escapeTags('{"a":1}'), '{open}"a":1{close}')
+})
+
+describe('the list pane', () => {
+  for (const width of [44, 48, 78]) {
+    test(`every line is exactly ${width} columns`, () => {
+      assert.equal(renderListHeader(width).length, width)
+      const app = { kind: /** @type {const} */ ('app'), name: 'api', workers: [worker(0), worker(1, { status: 'errored', pid: null })], expanded: true }
+      for (const line of [app, { kind: /** @type {const} */ ('worker'), worker: worker(0), last: false }]) {
+        assert.equal(visible(renderLine(line, width, false, plain)).length, width)
+        assert.equal(visible(renderLine(line, width, true, plain)).length, width)
+      }
+    })
+  }
+
+  test('an app line sums its workers and says how many are up', () => {
+    const app = { kind: /** @type {const} */ ('app'), name: 'api', workers: [worker(0), worker(1, { status: 'errored', pid: null, cpu: 0, memory: 0 })], expanded: false }
+    assert.match(renderLine(app, 60, false, plain), /^▸ api \(2\) +1\/2 up +2\.5% +50\.0mb +2 +1m$/)
+  })
+
+  test('status is coloured only when colour is on, and the selection is inverse', () => {
+    const line = { kind: /** @type {const} */ ('worker'), worker: worker(3, { status: 'errored' }), last: true }
+    assert.match(renderLine(line, 60, false, { color: true, unicode: true }), /\{red-fg\}errored +\{\/red-fg\}/)
+    assert.doesNotMatch(renderLine(line, 60, false, plain), /\{red-fg\}/)
+    assert.match(renderLine(line, 60, true, plain), /^\{inverse\}.*\{\/inverse\}$/)
+  })
+
+  test('without unicode the tree is drawn in ASCII', () => {
+    const line = { kind: /** @type {const} */ ('worker'), worker: worker(3), last: true }
+    assert.match(renderLine(line, 60, false, { color: false, unicode: false }), /^ {2}` #3/)
+  })
+})
+
+describe('renderChart', () => {
+  test('scales values into eighths of the given rows, newest on the right', () => {
+    assert.deepEqual(renderChart([0, 50, 100], 5, 1, 100, true), ['   ▄█'])
+    assert.deepEqual(renderChart([25, 100], 2, 2, 100, true), [' █', '▄█'])
+  })
+
+  test('a small non-zero value still shows', () => {
+    assert.deepEqual(renderChart([0.1], 1, 1, 100, true), ['▁'])
+  })
+
+  test('only the newest values that fit are shown, and ASCII without unicode', () => {
+    assert.deepEqual(renderChart([100, 0, 100], 2, 1, 100, false), [' #'])
+  })
+})
+
+test('the figures pane shows the selection, its charts and the agent figures, within its height', () => {
+  const w = worker(0, { loop_delay: { p50: 0.2, p99: 12, max: 30 }, heap: { used: 10 * 1024 * 1024, total: 20 * 1024 * 1024 }, processes: 2 })
+  const text = renderFigures({ label: 'api[0] #0', workers: [w] }, { cpu: [1, 2], memory: [10, 20], loop_p99: [12, 12], heap_used: [1, 1] }, 70, 10, plain)
+  const lines = text.split('\n')
+  assert.equal(lines.length, 10)
+  assert.match(visible(lines[0]), /^api\[0\] #0 +cpu 2\.5% +mem 50\.0mb$/)
+  assert.match(text, /loop p50\/p99 0\.2ms\/12ms · heap 10\.0mb\/20\.0mb · 2 proc · pid 4000/)
+  assert.ok(lines.every((l) => visible(l).length <= 70), lines.join('\n'))
+})
+
+test('the log pane marks stderr and stdout and escapes tags in lines', () => {
+  const text = renderLogs([
+    { time: 0, app: 'api', id: 0, instance: 0, stream: 'out', line: 'hello {world}' },
+    { time: 0, app: 'api', id: 0, instance: 0, stream: 'err', line: 'boom' }
+  ], 40, { color: true, unicode: true })
+  assert.equal(text, '{cyan-fg}api[0] out{/cyan-fg} hello {open}world{close}\n{red-fg}api[0] err{/red-fg} boom')
+})

@@ -1,0 +1,65 @@
+// @ts-check
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { escapeHelp, escapeLabelValue, formatValue, renderPrometheus } from '../../../../daemon/metrics/prometheus.js'
+import { emptyUsage } from '../../../../daemon/metrics/sampler.js'
+import { parsePrometheus } from '../../../helpers/prometheus.js'
+
+/** @returns {import('../../../../daemon/metrics/prometheus.js').ExportedWorker} */
+const worker = (/** @type {any} */ extra = {}) => ({
+  app: 'api',
+  instance: 0,
+  id: 0,
+  status: 'online',
+  running: true,
+  restarts: 2,
+  startedAt: 1_700_000_000_500,
+  usage: { ...emptyUsage(), time: 1, cpu: 5, memory: 1000, cpu_seconds: 1.25, loop_delay: { p50: 0.5, p99: 12, max: 20 }, heap: { used: 10, total: 20 } },
+  ...extra
+})
+
+describe('renderPrometheus', () => {
+  test('a running node worker: every family, base units, parseable', () => {
+    const families = parsePrometheus(renderPrometheus([worker()]))
+    const value = (/** @type {string} */ name, /** @type {Record<string, string>} */ extra = {}) =>
+      families.get(name)?.samples.find((s) => Object.entries({ app: 'api', instance: '0', ...extra }).every(([k, v]) => s.labels[k] === v))?.value
+    assert.equal(families.get('process_cpu_seconds_total')?.type, 'counter')
+    assert.equal(value('process_cpu_seconds_total'), 1.25)
+    assert.equal(value('process_resident_memory_bytes'), 1000)
+    assert.equal(value('process_start_time_seconds'), 1_700_000_000.5)
+    assert.equal(families.get('sup_restarts_total')?.type, 'counter')
+    assert.equal(value('sup_restarts_total'), 2)
+    assert.equal(value('sup_event_loop_delay_seconds', { quantile: '0.5' }), 0.0005)
+    assert.equal(value('sup_event_loop_delay_seconds', { quantile: '0.99' }), 0.012)
+    assert.equal(value('sup_heap_used_bytes'), 10)
+    const states = families.get('sup_app_state')?.samples ?? []
+    assert.deepEqual(states.map((s) => [s.labels.state, s.value]), [['starting', 0], ['online', 1], ['stopping', 0], ['stopped', 0], ['waiting', 0], ['errored', 0]])
+  })
+
+  test('a stopped worker has state and restarts, and no process figures', () => {
+    const families = parsePrometheus(renderPrometheus([worker({ status: 'stopped', running: false, startedAt: null })]))
+    assert.deepEqual(families.get('process_cpu_seconds_total')?.samples, [])
+    assert.deepEqual(families.get('process_start_time_seconds')?.samples, [])
+    assert.equal(families.get('sup_restarts_total')?.samples.length, 1)
+    assert.equal(families.get('sup_app_state')?.samples.find((s) => s.value === 1)?.labels.state, 'stopped')
+  })
+
+  test('no workers: only HELP and TYPE lines, still valid', () => {
+    const text = renderPrometheus([])
+    assert.ok(text.split('\n').filter(Boolean).every((l) => l.startsWith('# ')))
+    assert.equal(parsePrometheus(text).size, 8)
+  })
+
+  test('label values are escaped, and read back intact', () => {
+    const name = 'a\\b"c\nd'
+    const families = parsePrometheus(renderPrometheus([worker({ app: name })]))
+    assert.equal(families.get('sup_restarts_total')?.samples[0].labels.app, name)
+    assert.match(renderPrometheus([worker({ app: name })]), /app="a\\\\b\\"c\\nd"/)
+  })
+})
+
+test('escapes and values', () => {
+  assert.equal(escapeLabelValue('x\\"\n'), 'x\\\\\\"\\n')
+  assert.equal(escapeHelp('a\\b\nc"'), 'a\\\\b\\nc"')
+  assert.deepEqual([1.5, NaN, Infinity, -Infinity, 0].map(formatValue), ['1.5', 'NaN', '+Inf', '-Inf', '0'])
+})

@@ -1,0 +1,63 @@
+// @ts-check
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { describe, test } from 'node:test'
+import { createTreeWalker, ProcChildrenWalker, ScanningWalker } from '../../../../daemon/metrics/tree-walker.js'
+
+/**
+ * A child that starts a grandchild and prints its pid, so the test knows the whole tree.
+ * @param {import('node:test').TestContext} t
+ */
+async function spawnTree (t) {
+  const script = "const c = require('node:child_process').spawn('sleep', ['30'], { stdio: 'ignore' }); console.log(c.pid); setInterval(() => {}, 1000)"
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
+  t.after(() => child.kill('SIGKILL'))
+  const [line] = await once(child.stdout, 'data')
+  const grandchild = Number(String(line).trim())
+  t.after(() => { try { process.kill(grandchild, 'SIGKILL') } catch {} })
+  return { child: /** @type {number} */ (child.pid), grandchild }
+}
+
+const walkers = [
+  ['ProcChildrenWalker', () => new ProcChildrenWalker('/proc'), process.platform !== 'linux' && 'needs /proc'],
+  ['ScanningWalker', () => new ScanningWalker(Date.now), false]
+]
+
+for (const [name, make, skip] of /** @type {Array<[string, () => import('../../../../daemon/metrics/tree-walker.js').TreeWalker, string | false]>} */ (walkers)) {
+  describe(name, { skip }, () => {
+    test('finds a child\'s child', async (t) => {
+      const { child, grandchild } = await spawnTree(t)
+      const walker = make()
+      t.after(() => walker.close())
+      const trees = await walker.walk([child])
+      assert.deepEqual(trees.get(child), [grandchild])
+    })
+
+    test('a pid that is gone has no descendants', async (t) => {
+      const walker = make()
+      t.after(() => walker.close())
+      const gone = spawn(process.execPath, ['-e', ''])
+      await once(gone, 'exit')
+      const pid = /** @type {number} */ (gone.pid)
+      const trees = await walker.walk([pid])
+      assert.deepEqual(trees.get(pid), [])
+    })
+  })
+}
+
+test('the Linux walker keeps files open only for the processes it still walks', { skip: process.platform !== 'linux' && 'needs /proc' }, async (t) => {
+  const { child } = await spawnTree(t)
+  const walker = new ProcChildrenWalker('/proc')
+  t.after(() => walker.close())
+  await walker.walk([child])
+  assert.ok(walker.files.fds.size > 0)
+  await walker.walk([])
+  assert.equal(walker.files.fds.size, 0)
+})
+
+test('createTreeWalker picks the /proc walker on Linux', { skip: process.platform !== 'linux' && 'needs /proc' }, () => {
+  const walker = createTreeWalker()
+  assert.ok(walker instanceof ProcChildrenWalker)
+  walker.close()
+})
