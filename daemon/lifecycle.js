@@ -38,7 +38,8 @@ export const STATUS = Object.freeze({
  *   | { type: 'stop', then?: 'start' | 'remove' | null, drain?: boolean }
  *   | { type: 'drained' }
  *   | { type: 'timer', name: TimerName }
- *   | { type: 'reset' }} WorkerEvent
+ *   | { type: 'reset' }
+ *   | { type: 'carry-restarts', restarts: number }} WorkerEvent
  *
  * @typedef {'ready' | 'kill' | 'retry' | 'drain'} TimerName
  * @typedef {{ type: 'spawn' }
@@ -203,6 +204,11 @@ const HANDLERS = {
 
   reset (config, state) {
     return { state: { ...state, restarts: 0, unstableRestarts: 0, backoff: 0, crashLoops: 0 }, effects: [] }
+  },
+
+  // A worker that took over from another (a graceful replace) continues its restart count.
+  'carry-restarts' (config, state, event) {
+    return { state: { ...state, restarts: event.restarts }, effects: [] }
   }
 }
 

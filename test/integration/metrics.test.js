@@ -65,19 +65,26 @@ test('a bad sample interval stops the daemon from starting, with a one-line mess
   assert.match(result.stderr, /invalid sample interval "5ms"/)
 })
 
-test('max_memory_restart counts the whole tree and replaces the worker', async (t) => {
-  const home = useSupHome(t)
-  // The worker itself stays far below 120 MiB; its child holds 150 MiB.
-  const start = await home.sup(['start', join(APPS, 'memory-hog.js'), '--max-memory-restart', '120M', '--min-uptime', '100'], { env: { HOG_MB: '150' } })
-  assert.equal(start.code, 0, start.stderr)
-  const [first] = await waitForRows(home, (rs) => rs[0]?.status === 'online', { what: 'online' })
-  const [replaced] = await waitForRows(home, (rs) => rs[0]?.restarts >= 1 && rs[0].pid !== first.pid, { what: 'a restart for memory', timeout: 20_000 })
-  assert.ok(replaced.restarts >= 1)
-  const log = readFileSync(home.paths.daemonLog, 'utf8')
-  const entry = log.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((e) => e.msg?.includes('max_memory_restart'))
-  assert.ok(entry, 'the daemon log says why')
-  assert.ok(entry.memory > entry.limit && entry.limit === 120 * 1024 * 1024 && entry.processes === 2, JSON.stringify(entry))
-})
+for (const mode of ['fork', 'cluster']) {
+  test(`max_memory_restart counts the whole tree and replaces the worker (${mode} mode)`, async (t) => {
+    const home = useSupHome(t)
+    // The worker itself stays far below 120 MiB; its child holds 150 MiB.
+    const args = mode === 'cluster' ? ['-i', '1'] : []
+    const start = await home.sup(['start', join(APPS, 'memory-hog.js'), ...args, '--max-memory-restart', '120M', '--min-uptime', '100'], { env: { HOG_MB: '150' } })
+    assert.equal(start.code, 0, start.stderr)
+    const [first] = await waitForRows(home, (rs) => rs[0]?.status === 'online', { what: 'online' })
+    assert.equal(first.mode, mode)
+    // Cluster mode replaces gracefully: a successor (a new worker id) takes over the count.
+    const rows = await waitForRows(home, (rs) => rs.some((r) => r.restarts >= 1 && r.pid !== first.pid && r.status === 'online'), { what: 'a replacement for memory', timeout: 20_000 })
+    const successor = rows.find((r) => r.restarts >= 1 && r.pid !== first.pid)
+    assert.equal(successor?.instance, 0)
+    if (mode === 'cluster') assert.notEqual(successor?.id, first.id)
+    const log = readFileSync(home.paths.daemonLog, 'utf8')
+    const entry = log.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((e) => e.msg?.includes('max_memory_restart'))
+    assert.ok(entry, 'the daemon log says why')
+    assert.ok(entry.memory > entry.limit && entry.limit === 120 * 1024 * 1024 && entry.processes === 2, JSON.stringify(entry))
+  })
+}
 
 test('ls --watch prints a fresh list every second until interrupted', async (t) => {
   const home = useSupHome(t)

@@ -139,7 +139,8 @@ const cases = [
   { name: 'stale: ready timer while stopping', from: running({ status: STATUS.STOPPING }), event: { type: 'timer', name: 'ready' }, status: STATUS.STOPPING, effects: [] },
 
   // reset
-  { name: 'reset zeroes the counters and keeps the rest', from: running({ status: STATUS.ONLINE, restarts: 7, unstableRestarts: 2, backoff: 1500, crashLoops: 3 }), event: { type: 'reset' }, status: STATUS.ONLINE, effects: [], fields: { restarts: 0, unstableRestarts: 0, backoff: 0, crashLoops: 0, pid: PID } }
+  { name: 'reset zeroes the counters and keeps the rest', from: running({ status: STATUS.ONLINE, restarts: 7, unstableRestarts: 2, backoff: 1500, crashLoops: 3 }), event: { type: 'reset' }, status: STATUS.ONLINE, effects: [], fields: { restarts: 0, unstableRestarts: 0, backoff: 0, crashLoops: 0, pid: PID } },
+  { name: 'a successor carries the restart count of the worker it replaced', from: running({ status: STATUS.ONLINE, restarts: 0 }), event: { type: 'carry-restarts', restarts: 4 }, status: STATUS.ONLINE, effects: [], fields: { restarts: 4, pid: PID } }
 ]
 
 describe('transition', () => {
