@@ -20,6 +20,6 @@ export function renderTable (header, rows) {
  * @param {string} shown how the figure reads, e.g. "0.98×"
  */
 export function target (what, value, op, limit, shown) {
-  const met = Number.isFinite(value) ? (op === '<=' ? value <= limit : value >= limit) : null
+  const met = Number.isNaN(value) ? null : op === '<=' ? value <= limit : value >= limit
   return { what, value, op, limit, shown, met }
 }
