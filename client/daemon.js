@@ -2,7 +2,7 @@
 // Connect to the daemon of this SUP_HOME, starting it first when asked to and none runs.
 import { readFileSync } from 'node:fs'
 import { SupError } from '../ipc/errors.js'
-import { PROTOCOL_VERSION } from '../ipc/methods.js'
+import { PROTOCOL_VERSION } from '../ipc/version.js'
 import { connect } from '../ipc/transport.js'
 import { START_TIMEOUT, startDaemon, takeEarlyStart } from './spawn-daemon.js'
 

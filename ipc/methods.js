@@ -26,7 +26,7 @@ import { APP_CONFIG_SCHEMA } from './app-config.js'
  * @property {'crashed' | 'rebooted' | 'resurrect' | string | null} [restored] how the app came back from dump.json, if it did
  */
 
-export const PROTOCOL_VERSION = 1
+export { PROTOCOL_VERSION } from './version.js'
 
 export const TOPICS = /** @type {const} */ (['log', 'app.state', 'metrics', 'reload.progress'])
 

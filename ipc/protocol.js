@@ -4,6 +4,9 @@ import { SupError } from './errors.js'
 import { METHODS, PROTOCOL_VERSION } from './methods.js'
 import { validate } from './schema.js'
 
+// The client's half lives apart, so the CLI need not load the method table (docs/benchmarks.md).
+export { decodeReply, encodeRequest } from './client-frames.js'
+
 /**
  * @typedef {{ v: number, id: number, method: string, params: Record<string, unknown> }} RequestFrame
  * @typedef {{ v: number, id: number, ok: true, result: unknown }} OkFrame
@@ -13,16 +16,6 @@ import { validate } from './schema.js'
 
 /** WebSocket close code: the daemon dropped a subscriber that fell too far behind its events. */
 export const CLOSE_SLOW_SUBSCRIBER = 4008
-
-/**
- * @param {number} id
- * @param {string} method
- * @param {Record<string, unknown>} [params]
- * @returns {string}
- */
-export function encodeRequest (id, method, params = {}) {
-  return JSON.stringify({ v: PROTOCOL_VERSION, id, method, params })
-}
 
 /**
  * @param {number} id
@@ -71,24 +64,6 @@ export function decodeRequest (text) {
   const problem = validate(schema, params)
   if (problem) throw withId(new SupError('SUP_ERR_IPC_INVALID_PARAMS', { method: frame.method, reason: problem }), id)
   return { v: frame.v, id, method: frame.method, params }
-}
-
-/**
- * Parse a frame on the client side: a response or an event.
- * @param {string} text
- * @returns {OkFrame | ErrorFrame | EventFrame}
- */
-export function decodeReply (text) {
-  let frame
-  try {
-    frame = JSON.parse(text)
-  } catch (err) {
-    throw new SupError('SUP_ERR_IPC_BAD_MESSAGE', { reason: 'not JSON' }, { cause: err })
-  }
-  if (typeof frame !== 'object' || frame === null || (typeof frame.topic !== 'string' && typeof frame.ok !== 'boolean')) {
-    throw new SupError('SUP_ERR_IPC_BAD_MESSAGE', { reason: 'neither a response nor an event' })
-  }
-  return frame
 }
 
 /**

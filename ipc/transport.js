@@ -3,7 +3,7 @@
 // paired with responses by id, events handed to listeners.
 import { EventEmitter } from 'node:events'
 import { SupError } from './errors.js'
-import { decodeReply, encodeRequest } from './protocol.js'
+import { decodeReply, encodeRequest } from './client-frames.js'
 import { CLOSED, OPEN, UnixWebSocket } from './ws-client.js'
 
 /**
