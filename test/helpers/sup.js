@@ -125,15 +125,38 @@ export async function waitForRows (home, predicate, { timeout = 15_000, what = '
   }
 }
 
-/** A port nobody listens on right now. @returns {Promise<number>} */
-export function freePort () {
-  return new Promise((resolve, reject) => {
+/**
+ * Ports below Linux's ephemeral range (32768-60999 by default): the load clients' outgoing
+ * connections take ephemeral ports by the thousand, so a listening port picked from that range
+ * (as listen(0) does) can be taken by a client socket before the app binds it.
+ */
+const PORT_LOW = 20_000
+const PORT_HIGH = 32_000
+
+/**
+ * `count` consecutive ports nobody listens on right now (for increment_var apps).
+ * @param {number} [count]
+ * @returns {Promise<number>} the first of them
+ */
+export async function freePort (count = 1) {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const base = PORT_LOW + Math.floor(Math.random() * (PORT_HIGH - PORT_LOW - count))
+    let free = true
+    for (let port = base; port < base + count && free; port++) free = await canListen(port)
+    if (free) return base
+  }
+  throw new Error(`no ${count} consecutive free ports between ${PORT_LOW} and ${PORT_HIGH}`)
+}
+
+/**
+ * @param {number} port
+ * @returns {Promise<boolean>}
+ */
+function canListen (port) {
+  return new Promise((resolve) => {
     const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = /** @type {import('node:net').AddressInfo} */ (server.address())
-      server.close(() => resolve(port))
-    })
+    server.once('error', () => resolve(false))
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)))
   })
 }
 

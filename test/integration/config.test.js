@@ -28,7 +28,7 @@ test('without --env, the base env applies; increment_var gives each instance its
   const home = useSupHome(t)
   const dir = mkdtempSync(join(tmpdir(), 'sup-eco-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
-  const base = await freePort()
+  const base = await freePort(2)
   writeFileSync(join(dir, 'ecosystem.config.json'), JSON.stringify({
     apps: [{ name: 'ports', script: join(APPS, 'http-server.js'), instances: 2, exec_mode: 'fork', increment_var: 'PORT', env: { PORT: base, APP_MODE: 'dev' }, env_production: { APP_MODE: 'prod' } }]
   }))
