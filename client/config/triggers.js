@@ -2,9 +2,12 @@
 // The options that restart an app by themselves: cron_restart (checked here, at `sup start`,
 // so a typo is a one-line error and not a schedule that never fires) and watch/ignore_watch.
 import fs from 'node:fs'
+import { createRequire } from 'node:module'
 import path from 'node:path'
-import { Cron } from 'croner'
 import { SupError } from '../../ipc/errors.js'
+
+// croner is loaded by the first cron expression to check: every `sup start` loads this file.
+const require = createRequire(import.meta.url)
 
 /**
  * A cron expression of 5 fields (minute first), or 6 with seconds first, as PM2 takes them.
@@ -15,6 +18,8 @@ export function parseCronRestart (value) {
   if (value == null || value === '') return null
   if (typeof value !== 'string') throw new SupError('SUP_ERR_CRON_INVALID_EXPRESSION', { value: JSON.stringify(value), reason: 'it must be a string' })
   const expression = value.trim()
+  /** @type {typeof import('croner')} */
+  const { Cron } = require('croner')
   try {
     // Paused: nothing is scheduled in the CLI; this only parses.
     new Cron(expression, { paused: true, mode: '5-or-6-parts' }).stop()
