@@ -8,6 +8,7 @@ import path from 'node:path'
 import { APP_DEFAULTS, APP_NAME_PATTERN } from '../../ipc/app-config.js'
 import { SupError } from '../../ipc/errors.js'
 import { parseBytes } from '../../ipc/units.js'
+import { detectInterpreter, findOnPath } from './interpreter.js'
 import { parseCronRestart, parseIgnoreWatch, parseWatch } from './triggers.js'
 
 export { parseBytes }
@@ -18,8 +19,6 @@ const DURATION_UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
 const MAX_MS = 2 ** 31 - 1
 const MAX_INSTANCES = 1024
 const MAX_RETAIN = 100_000
-/** Interpreters by extension; null runs the script with node. */
-const INTERPRETERS = /** @type {Record<string, string | null>} */ ({ '.js': null, '.mjs': null, '.cjs': null, '.py': 'python3', '.sh': 'bash', '.rb': 'ruby', '.php': 'php', '.pl': 'perl' })
 
 /**
  * @typedef {object} NormalizeOptions
@@ -276,67 +275,6 @@ export function parseDuration (value, option) {
   if (!Number.isFinite(ms) || ms < 0) throwInvalid(option, value, 'use milliseconds, or a number with ms, s, m or h (e.g. 5s)')
   if (ms > MAX_MS) throwInvalid(option, value, `must be at most ${MAX_MS} ms (about 24 days)`)
   return Math.round(ms)
-}
-
-/**
- * Choose how to run a script: by extension, then by shebang, then run it directly if it
- * is executable; otherwise node.
- * @param {string} scriptPath absolute
- * @returns {{ interpreter: string | null, interpreterArgs: string[] }}
- */
-export function detectInterpreter (scriptPath) {
-  const ext = path.extname(scriptPath).toLowerCase()
-  if (Object.hasOwn(INTERPRETERS, ext)) return { interpreter: INTERPRETERS[ext], interpreterArgs: [] }
-  const shebang = readShebang(scriptPath)
-  if (shebang !== null) {
-    const words = shebang.split(/\s+/).filter(Boolean)
-    // `#!/usr/bin/env -S cmd args` and `#!/usr/bin/env cmd`: the command is what follows env
-    if (words[0]?.endsWith('/env')) words.splice(0, words[1] === '-S' ? 2 : 1)
-    const [command, ...interpreterArgs] = words
-    if (command) return { interpreter: command === 'node' || command.endsWith('/node') ? null : command, interpreterArgs }
-  }
-  return { interpreter: isExecutableFile(scriptPath) ? 'none' : null, interpreterArgs: [] }
-}
-
-/**
- * @param {string} file
- * @returns {string | null} the shebang line without "#!", or null
- */
-function readShebang (file) {
-  let fd
-  try {
-    fd = fs.openSync(file, 'r')
-    const buffer = Buffer.alloc(256)
-    const line = buffer.subarray(0, fs.readSync(fd, buffer, 0, buffer.length, 0)).toString('utf8').split('\n')[0]
-    return line.startsWith('#!') ? line.slice(2).trim() : null
-  } catch {
-    return null
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd)
-  }
-}
-
-/** @param {string} file */
-function isExecutableFile (file) {
-  try {
-    fs.accessSync(file, fs.constants.X_OK)
-    return fs.statSync(file).isFile()
-  } catch {
-    return false
-  }
-}
-
-/**
- * @param {string} command a bare name such as "python3"
- * @returns {string | null} its absolute path on PATH
- */
-function findOnPath (command) {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!path.isAbsolute(dir)) continue
-    const file = path.join(dir, command)
-    if (isExecutableFile(file)) return file
-  }
-  return null
 }
 
 /**

@@ -6,7 +6,8 @@ import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { APP_CONFIG_SCHEMA, APP_DEFAULTS } from '../../../../ipc/app-config.js'
 import { validate } from '../../../../ipc/schema.js'
-import { detectInterpreter, normalizeApp, parseBytes, parseDuration, parseInstances } from '../../../../client/config/normalize.js'
+import { detectInterpreter } from '../../../../client/config/interpreter.js'
+import { normalizeApp, parseBytes, parseDuration, parseInstances } from '../../../../client/config/normalize.js'
 
 /** @typedef {import('../../../../ipc/app-config.js').AppConfig} AppConfig */
 
