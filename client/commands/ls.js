@@ -13,15 +13,18 @@ export async function run ({ paths, io, opts }) {
   const conn = await connectDaemon(paths, { start: true })
   try {
     if (opts.watch) return await watch(conn, io, opts)
-    const rows = await conn.request('app.list')
     if (opts.json) {
-      io.out(JSON.stringify(rows))
+      io.out(JSON.stringify(await conn.request('app.list')))
       return 0
     }
+    // Both requests go out at once: the notes cost no second round trip on the CLI's
+    // most-used command. A daemon that predates dump.status just has no notes.
+    const [rows, status] = await Promise.all([
+      conn.request('app.list'),
+      conn.request('dump.status').catch(() => null)
+    ])
     io.out(renderWorkers(rows))
     for (const line of renderLogWarnings(rows)) io.out(line)
-    // A daemon that predates dump.status just has no notes.
-    const status = await conn.request('dump.status').catch(() => null)
     for (const line of dumpNotes(status, Date.now())) io.out(line)
     return 0
   } finally {
