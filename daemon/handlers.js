@@ -11,7 +11,7 @@ import { PROTOCOL_VERSION } from '../ipc/methods.js'
  * @property {import('./metrics/sampler.js').Sampler} sampler
  * @property {import('./metrics/endpoint.js').MetricsEndpoint} endpoint
  * @property {{ version: string, pid: number, startedAt: number, home: string, balance: import('../ipc/balance.js').Balance }} daemon
- * @property {import('./persistence.js').Persistence | null} persistence null for a daemon that keeps no dump (sup-runtime)
+ * @property {import('./dump/persistence.js').Persistence | null} persistence null for a daemon that keeps no dump (sup-runtime)
  * @property {Promise<void>} ready settles once the dump has been read
  * @property {() => void} requestShutdown
  * @property {(topics: string[], apps: string[] | undefined) => void} subscribe subscribe the calling connection
@@ -94,8 +94,8 @@ export function normalizeSignal (input) {
 }
 
 /**
- * @param {import('./persistence.js').Persistence | null} persistence
- * @returns {import('./persistence.js').Persistence}
+ * @param {import('./dump/persistence.js').Persistence | null} persistence
+ * @returns {import('./dump/persistence.js').Persistence}
  */
 function needDump (persistence) {
   if (!persistence) throw new SupError('SUP_ERR_DUMP_DISABLED')

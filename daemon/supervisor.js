@@ -3,12 +3,12 @@
 // handlers call it; it turns requests into lifecycle events and waits on their outcome.
 import { EventEmitter } from 'node:events'
 import { SupError } from '../ipc/errors.js'
-import { AppTriggers } from './app-triggers.js'
+import { AppTriggers } from './triggers/app-triggers.js'
 import { STATUS } from './lifecycle.js'
-import { LOG_DEFAULTS } from './log-defaults.js'
-import { LogFiles } from './log-files.js'
-import { LogSink } from './log-sink.js'
-import { reloadApps, replaceWorker, scaleApp } from './reload.js'
+import { LOG_DEFAULTS } from './logs/defaults.js'
+import { LogFiles } from './logs/files.js'
+import { LogSink } from './logs/sink.js'
+import { reloadApps, replaceWorker, scaleApp } from './rollout/reload.js'
 import { metricsEvent } from './metrics/sampler.js'
 import { Worker } from './worker.js'
 
@@ -16,7 +16,7 @@ import { Worker } from './worker.js'
 const SETTLE_GRACE = 2000
 
 /**
- * @typedef {import('./worker.js').AppRuntime & { workers: Worker[], triggers: AppTriggers, lastRollout?: import('./reload.js').RolloutSummary }} App
+ * @typedef {import('./worker.js').AppRuntime & { workers: Worker[], triggers: AppTriggers, lastRollout?: import('./rollout/reload.js').RolloutSummary }} App
  */
 
 const isSettled = (/** @type {import('./lifecycle.js').WorkerState} */ s) => s.status !== STATUS.STARTING && s.status !== STATUS.STOPPING
@@ -26,7 +26,7 @@ const isDown = (/** @type {import('./lifecycle.js').WorkerState} */ s) => s.stat
 
 export class Supervisor extends EventEmitter {
   /**
-   * @param {{ logsDir: string, logger: import('pino').Logger, now?: () => number, logDefaults?: import('./log-defaults.js').LogRotation, agentEnv?: Record<string, string> }} options
+   * @param {{ logsDir: string, logger: import('pino').Logger, now?: () => number, logDefaults?: import('./logs/defaults.js').LogRotation, agentEnv?: Record<string, string> }} options
    *   agentEnv: extra variables for node workers' agent (the sampling interval)
    */
   constructor ({ logsDir, logger, now = Date.now, logDefaults = LOG_DEFAULTS, agentEnv = {} }) {

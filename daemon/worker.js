@@ -12,7 +12,7 @@ import { buildWorkerEnv, spawnWorker, usesAgent } from './spawn-worker.js'
  * @typedef {object} AppRuntime what a worker needs of its app
  * @property {import('../ipc/app-config.js').AppConfig} config
  * @property {Record<string, string>} shellEnv
- * @property {import('./log-sink.js').LogSink} logs
+ * @property {import('./logs/sink.js').LogSink} logs
  * @property {{ from: string, at: number }} [restored] set when the app came back from the dump
 
  *

@@ -20,7 +20,7 @@ export async function run (targets, { paths, io, opts }) {
   const conn = await connectDaemon(paths)
   try {
     if (!opts.json) await followProgress(conn, io, params.targets.every((t) => t !== 'all' && !/^\d+$/.test(t)) ? params.targets : [])
-    /** @type {{ apps: import('../../daemon/reload.js').RolloutOutcome[], workers: import('../../ipc/methods.js').WorkerRow[] }} */
+    /** @type {{ apps: import('../../daemon/rollout/reload.js').RolloutOutcome[], workers: import('../../ipc/methods.js').WorkerRow[] }} */
     const result = await conn.request('app.reload', { ...params, ...limits })
     if (opts.json) io.out(JSON.stringify(result))
     else if (result.workers.length > 0) io.out(renderWorkers(result.workers))
@@ -32,7 +32,7 @@ export async function run (targets, { paths, io, opts }) {
 
 /**
  * One line per aborted rollout on stderr, exit 1 if any.
- * @param {import('../../daemon/reload.js').RolloutOutcome[]} outcomes
+ * @param {import('../../daemon/rollout/reload.js').RolloutOutcome[]} outcomes
  * @param {import('../cli.js').CliIo} io
  * @param {boolean} quiet only the exit code (--json already has it all)
  */

@@ -1,0 +1,301 @@
+// @ts-check
+// Keeps dump.json current and reads it back: at start-up (crash recovery), on `sup resurrect`
+// and `sup save`. It listens to the supervisor's 'app.state' events (every spawn, exit, stop,
+// delete and scale raises one) and writes one dump at a time, coalescing bursts; nothing else
+// in the daemon needs to know the dump exists.
+import { readFile } from 'node:fs/promises'
+import { SupError } from '../../ipc/errors.js'
+import { buildDump, workersToSave } from './format.js'
+import { loadDump, writeFileAtomic } from './store.js'
+import { STATUS } from '../lifecycle.js'
+import { readProcess } from '../process-tree.js'
+import { reapPrevious } from './reap-previous.js'
+import { classifyPrevious, mergeParked, planRestore, recordedWorkers } from './restore-plan.js'
+
+/** @typedef {import('./format.js').DumpApp} DumpApp */
+
+const isStarted = (/** @type {import('../lifecycle.js').WorkerState} */ s) => s.status === STATUS.ONLINE || s.status === STATUS.ERRORED || s.status === STATUS.STOPPED
+
+export class Persistence {
+  /**
+   * @param {{ file: string, supervisor: import('../supervisor.js').Supervisor, logger: import('pino').Logger, version: string, now?: () => number }} options
+   */
+  constructor ({ file, supervisor, logger, version, now = Date.now }) {
+    this.file = file
+    this.version = version
+    this.now = now
+    this.supervisor = supervisor
+    this.logger = logger
+    /** @type {import('./format.js').DumpDaemon} */
+    this.self = { pid: process.pid, start_time: null, boot_id: null, state: 'running' }
+    /** Saved apps that are not running (after a clean stop): kept in the dump for `sup resurrect`. */
+    /** @type {DumpApp[]} */
+    this.parked = []
+    /** @type {{ at: number, end: string, previous_pid: number, apps: string[], stopped: number, killed: number, source: string | null } | null} */
+    this.recovery = null
+    /** @type {string[]} */
+    this.warnings = []
+    /** @type {{ at: number, reason: string } | null} */
+    this.lastWrite = null
+    /** @type {string | null} */
+    this.lastError = null
+    this.closed = false
+    // Changes are numbered; a write covers every change made before it took its snapshot.
+    this.generation = 0
+    this.written = 0
+    /** @type {Promise<void> | null} */
+    this.draining = null
+    /** @type {Array<{ target: number, resolve: () => void }>} */
+    this.waiters = []
+    /** @type {Promise<unknown>} one file operation at a time */
+    this.queue = Promise.resolve()
+    /** @type {Map<number, string>} */
+    this.startTimes = new Map()
+    this.onChange = () => this.schedule()
+  }
+
+  /** Read the dump; after a crash, stop what the dead daemon left and restore its apps. */
+  async open () {
+    this.self.start_time = (await readProcess(process.pid))?.startTime ?? null
+    this.self.boot_id = await readFile('/proc/sys/kernel/random/boot_id', 'utf8').then((s) => s.trim(), () => null)
+    const loaded = await loadDump(this.file)
+    for (const warning of loaded.warnings) this.warn(warning)
+    this.supervisor.on('app.state', this.onChange)
+    if (!loaded.dump) return
+    const { daemon, apps } = loaded.dump
+    const previous = daemon.pid === process.pid || daemon.start_time === null ? null : await readProcess(daemon.pid)
+    const end = classifyPrevious(daemon, { bootId: this.self.boot_id, previousAlive: previous?.startTime === daemon.start_time && previous?.state !== 'Z' })
+    if (end === 'alive') this.warn(`the daemon that wrote ${loaded.source} (pid ${daemon.pid}) still runs; its apps were not restored`)
+    const reaped = end === 'crashed' ? await reapPrevious({ workers: recordedWorkers(apps), daemon, logger: this.logger }) : { stopped: 0, killed: 0 }
+    const plan = planRestore(apps, { mode: end === 'alive' ? 'stopped' : end, live: new Set(this.supervisor.apps.keys()) })
+    this.parked = plan.park
+    if (plan.restore.length === 0) return
+    const at = this.now()
+    for (const app of plan.restore) this.register(app, {}, { from: end, at })
+    this.recovery = { at, end, previous_pid: daemon.pid, apps: plan.restore.map((a) => a.config.name), ...reaped, source: loaded.source }
+    this.logger.warn({ ...this.recovery, at: undefined }, end === 'crashed' ? 'the previous daemon died; restored its apps' : 'the machine restarted without a clean stop; restored the apps')
+  }
+
+  /**
+   * Start what the dump holds that is not there yet (apps that exist are left alone).
+   * @param {Record<string, string>} shellEnv the caller's environment, as for `sup start`
+   */
+  async resurrect (shellEnv) {
+    if (this.closed) throw new SupError('SUP_ERR_DAEMON_SHUTTING_DOWN')
+    const loaded = await loadDump(this.file)
+    for (const warning of loaded.warnings) this.warn(warning)
+    if (!loaded.dump) return { file: this.file, source: null, apps: [], skipped: [], workers: [], warnings: loaded.warnings }
+    // From the check to the last register there is no await: two resurrects cannot both start an app.
+    const plan = planRestore(loaded.dump.apps, { mode: 'resurrect', live: new Set(this.supervisor.apps.keys()) })
+    const at = this.now()
+    const apps = plan.restore.map((entry) => this.register(entry, shellEnv, { from: 'resurrect', at }))
+    this.parked = this.parked.filter((p) => !this.supervisor.apps.has(p.config.name))
+    await this.supervisor.settle(apps.flatMap((app) => app.started), isStarted)
+    return {
+      file: this.file,
+      source: loaded.source,
+      apps: plan.restore.map((a) => a.config.name),
+      skipped: plan.skip,
+      workers: apps.flatMap((app) => app.workers.map((w) => w.row())),
+      warnings: loaded.warnings
+    }
+  }
+
+  /**
+   * `sup save`: write the apps that exist now, dropping parked ones.
+   * @param {{ force?: boolean }} options
+   */
+  save ({ force = false }) {
+    if (this.closed) return Promise.reject(new SupError('SUP_ERR_DAEMON_SHUTTING_DOWN'))
+    return this.exclusive(async () => {
+      const live = await this.snapshot()
+      if (live.length === 0 && !force) {
+        const saved = await countSavedApps(this.file)
+        if (saved !== 0) throw new SupError('SUP_ERR_DUMP_EMPTY_OVERWRITE', { file: this.file, count: saved ?? 'unknown' })
+      }
+      await this.write(live, 'save', 'running')
+      this.parked = []
+      return { file: this.file, apps: live.map((a) => a.config.name), workers: live.reduce((n, a) => n + a.workers.length, 0) }
+    })
+  }
+
+  /** What `sup ls` and `sup ping` tell people about the dump. */
+  status () {
+    return {
+      file: this.file,
+      recovery: this.recovery,
+      parked: this.parked.map((a) => a.config.name),
+      warnings: this.warnings,
+      last_write: this.lastWrite,
+      last_error: this.lastError
+    }
+  }
+
+  /**
+   * Resolves once every change made so far is on disk (or could not be written).
+   * @returns {Promise<void>}
+   */
+  idle () {
+    const target = this.generation
+    if (this.written >= target || this.closed) return Promise.resolve()
+    return new Promise((resolve) => this.waiters.push({ target, resolve }))
+  }
+
+  /**
+   * Daemon shutdown: take the snapshot now, before the workers are stopped, and return the
+   * function that writes it marked as cleanly stopped.
+   */
+  beginShutdown () {
+    this.closed = true
+    this.supervisor.off('app.state', this.onChange)
+    this.wake()
+    const snapshot = this.snapshot()
+    return async () => {
+      const apps = this.withParked(await snapshot)
+      // A daemon that never had anything to save leaves no dump behind.
+      if (apps.length === 0 && this.lastWrite === null && await countSavedApps(this.file) === 0) return
+      await this.exclusive(() => this.write(apps, 'shutdown', 'stopped')).catch(() => {})
+    }
+  }
+
+  schedule () {
+    if (this.closed) return
+    this.generation++
+    this.draining ??= this.drain()
+  }
+
+  async drain () {
+    // Let a burst of changes (a start of 8 workers raises 16 events) land first.
+    await new Promise((resolve) => setImmediate(resolve))
+    while (this.written < this.generation && !this.closed) {
+      const target = this.generation
+      await this.exclusive(async () => this.write(this.withParked(await this.snapshot()), 'change', 'running')).catch(() => {})
+      this.written = target
+      this.wake()
+    }
+    this.draining = null
+  }
+
+  /**
+   * The live apps plus the parked ones; a parked app whose name a live app has taken is
+   * forgotten for good (deleting the new app must not bring the old one back).
+   * @param {DumpApp[]} live
+   */
+  withParked (live) {
+    const names = new Set(live.map((app) => app.config.name))
+    this.parked = this.parked.filter((app) => !names.has(app.config.name))
+    return mergeParked(live, this.parked)
+  }
+
+  wake () {
+    this.waiters = this.waiters.filter((w) => {
+      if (this.written < w.target && !this.closed) return true
+      w.resolve()
+      return false
+    })
+  }
+
+  /**
+   * @template T
+   * @param {() => Promise<T>} fn
+   * @returns {Promise<T>}
+   */
+  exclusive (fn) {
+    const result = this.queue.then(fn)
+    this.queue = result.catch(() => {})
+    return result
+  }
+
+  /**
+   * @param {DumpApp[]} apps
+   * @param {string} reason
+   * @param {'running' | 'stopped'} state
+   */
+  async write (apps, reason, state) {
+    const doc = buildDump({ apps, daemon: { ...this.self, state }, version: this.version, reason, now: this.now() })
+    try {
+      await writeFileAtomic(this.file, JSON.stringify(doc, null, 2) + '\n')
+    } catch (err) {
+      const message = /** @type {Error} */ (err).message
+      if (message !== this.lastError) this.logger.error({ err }, 'cannot write the dump')
+      this.lastError = message
+      throw err
+    }
+    this.lastWrite = { at: this.now(), reason }
+    this.lastError = null
+  }
+
+  /**
+   * The apps as they are, with the start time of every running worker (read once per pid).
+   * Worker states are read synchronously, before the first await.
+   * @returns {Promise<DumpApp[]>}
+   */
+  async snapshot () {
+    /** @type {DumpApp[]} */
+    const apps = []
+    const reads = []
+    for (const app of this.supervisor.apps.values()) {
+      const workers = workersToSave(app.workers)
+      for (const entry of workers) {
+        const worker = app.workers.find((w) => w.instance === entry.instance && w.state.pid === entry.pid)
+        if (worker && entry.pid !== null) reads.push(this.readStartTime(worker, entry))
+      }
+      if (workers.length > 0) apps.push({ config: app.config, workers })
+    }
+    await Promise.all(reads)
+    const pids = new Set(apps.flatMap((a) => a.workers.map((w) => w.pid)))
+    for (const pid of this.startTimes.keys()) if (!pids.has(pid)) this.startTimes.delete(pid)
+    return apps
+  }
+
+  /**
+   * @param {import('../worker.js').Worker} worker
+   * @param {import('./format.js').DumpWorker} entry
+   */
+  async readStartTime (worker, entry) {
+    const pid = /** @type {number} */ (entry.pid)
+    const startTime = this.startTimes.get(pid) ?? (await readProcess(pid))?.startTime
+    // A pid that is no longer this worker's may belong to someone else by now: record none.
+    if (worker.state.pid !== pid || !startTime) {
+      entry.pid = null
+      return
+    }
+    this.startTimes.set(pid, startTime)
+    entry.start_time = startTime
+  }
+
+  /**
+   * Add a dump entry to the supervisor and start the workers that were running.
+   * @param {DumpApp} entry
+   * @param {Record<string, string>} shellEnv
+   * @param {{ from: string, at: number }} restored
+   */
+  register (entry, shellEnv, restored) {
+    const config = Object.freeze({ ...entry.config, instances: entry.workers.length })
+    const app = this.supervisor.addApp(config, shellEnv)
+    app.restored = restored
+    this.logger.info({ app: config.name, from: restored.from, instances: config.instances }, 'restoring app')
+    const started = app.workers.filter((worker, i) => entry.workers[i].run)
+    for (const worker of started) worker.dispatch({ type: 'start' })
+    return { workers: app.workers, started }
+  }
+
+  /** @param {string} message */
+  warn (message) {
+    this.warnings.push(message)
+    this.logger.warn(message)
+  }
+}
+
+/**
+ * How many apps the dump on disk holds: 0 when there is none, null when it cannot be read.
+ * @param {string} file
+ */
+async function countSavedApps (file) {
+  try {
+    const doc = JSON.parse(await readFile(file, 'utf8'))
+    return Array.isArray(doc?.apps) ? doc.apps.length : null
+  } catch (err) {
+    return /** @type {NodeJS.ErrnoException} */ (err).code === 'ENOENT' ? 0 : null
+  }
+}

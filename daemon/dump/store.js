@@ -1,0 +1,129 @@
+// @ts-check
+// dump.json on disk: written atomically (temp file in the same folder, fsync, rename, fsync of
+// the folder), the previous version kept as dump.json.bak, read back with a fall back to the
+// .bak when dump.json is corrupt. PM2 writes its dump in place, so a crash or a full disk
+// mid-write leaves a truncated file and an empty process list (PM2 #1035, #2653, #3776).
+import { link, open, readFile, rename, unlink } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+import { SupError } from '../../ipc/errors.js'
+import { parseDump } from './format.js'
+
+let tempCounter = 0
+
+/**
+ * Replace `file` with `text` so that a reader, or the next boot, sees the old content or the
+ * new one, never a mix; the old content stays in `<file>.bak`.
+ * @param {string} file
+ * @param {string} text
+ */
+export async function writeFileAtomic (file, text) {
+  const dir = dirname(file)
+  const temp = join(dir, `.${basename(file)}.${process.pid}.${tempCounter++}.tmp`)
+  try {
+    const handle = await open(temp, 'wx', 0o600)
+    try {
+      await handle.writeFile(text, 'utf8')
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+    await keepBackup(file)
+    await rename(temp, file)
+  } catch (err) {
+    await unlink(temp).catch(() => {})
+    throw new SupError('SUP_ERR_DUMP_WRITE_FAILED', { file, dir, reason: /** @type {Error} */ (err).message }, { cause: err })
+  }
+  await syncDir(dir)
+}
+
+/**
+ * `<file>.bak` becomes a second name of the current file (a hard link: no copy, and `file`
+ * itself never goes missing). Where links are not allowed, a copy does.
+ * @param {string} file
+ */
+async function keepBackup (file) {
+  const bak = `${file}.bak`
+  await unlink(bak).catch(ignoreMissing)
+  try {
+    await link(file, bak)
+  } catch (err) {
+    const code = /** @type {NodeJS.ErrnoException} */ (err).code
+    if (code === 'ENOENT') return
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EXDEV' && code !== 'EMLINK') throw err
+    const text = await readFile(file)
+    const handle = await open(bak, 'w', 0o600)
+    try { await handle.writeFile(text) } finally { await handle.close() }
+  }
+}
+
+/**
+ * The rename is durable only once the folder's entry is on disk too.
+ * @param {string} dir
+ */
+async function syncDir (dir) {
+  try {
+    const handle = await open(dir, 'r')
+    try { await handle.sync() } finally { await handle.close() }
+  } catch {
+    // Some systems cannot fsync a folder; the rename is still atomic there.
+  }
+}
+
+/** @param {unknown} err */
+function ignoreMissing (err) {
+  if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'ENOENT') throw err
+}
+
+/**
+ * @typedef {object} LoadedDump
+ * @property {import('./format.js').Dump | null} dump null when there is none to use
+ * @property {string | null} source the file it came from
+ * @property {string[]} warnings what a person should know: a corrupt file, skipped apps
+ */
+
+/**
+ * Read the dump: dump.json, or dump.json.bak when dump.json is corrupt. A corrupt dump.json is
+ * moved aside to dump.json.corrupt, so the next write does not push the good .bak out.
+ * A missing dump.json means "nothing saved" (it was never written, or was removed on purpose),
+ * not a reason to fall back. Never throws for a bad file: it says so in `warnings`.
+ * @param {string} file
+ * @returns {Promise<LoadedDump>}
+ */
+export async function loadDump (file) {
+  /** @type {string[]} */
+  const warnings = []
+  const main = await readOne(file)
+  if (main.status === 'missing') return { dump: null, source: null, warnings }
+  if (main.status === 'ok') return { dump: main.dump, source: file, warnings: main.skipped }
+
+  const aside = `${file}.corrupt`
+  const moved = await rename(file, aside).then(() => true, () => false)
+  warnings.push(`${main.error.message}${moved ? `; moved it to ${aside}` : ''}`)
+  const bak = await readOne(`${file}.bak`)
+  if (bak.status === 'ok') {
+    warnings.push(`using ${file}.bak (saved ${bak.dump.saved_at}) instead`, ...bak.skipped)
+    return { dump: bak.dump, source: `${file}.bak`, warnings }
+  }
+  warnings.push(bak.status === 'missing' ? `there is no ${file}.bak to fall back on: no saved apps` : `${bak.error.message}: no saved apps`)
+  return { dump: null, source: null, warnings }
+}
+
+/**
+ * @param {string} file
+ * @returns {Promise<{ status: 'missing' } | { status: 'ok', dump: import('./format.js').Dump, skipped: string[] } | { status: 'bad', error: SupError }>}
+ */
+async function readOne (file) {
+  let text
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (err) {
+    if (/** @type {NodeJS.ErrnoException} */ (err).code === 'ENOENT') return { status: 'missing' }
+    return { status: 'bad', error: new SupError('SUP_ERR_DUMP_CORRUPT', { file, reason: /** @type {Error} */ (err).message }, { cause: err }) }
+  }
+  try {
+    const { dump, skipped } = parseDump(text, file)
+    return { status: 'ok', dump, skipped: skipped.map((s) => `${file}: ${s}; it was left out`) }
+  } catch (err) {
+    return { status: 'bad', error: /** @type {SupError} */ (err) }
+  }
+}

@@ -1,0 +1,209 @@
+// @ts-check
+// One app's logs: worker stdout/stderr split into lines, written to the app's files (design
+// §7), kept in a ring for `sup logs`, and emitted as 'line' for subscribers. A file that
+// cannot keep up pauses the worker's stream (the pipe fills and the worker waits, as with a
+// slow terminal), but never for longer than a stalled disk deserves: then lines are dropped
+// and counted instead (daemon/log-file.js). Emits 'line' for each line, and 'status' when the
+// error of one of its files appears or clears.
+import { EventEmitter } from 'node:events'
+import { truncate } from 'node:fs/promises'
+import { finished } from 'node:stream/promises'
+import { setTimeout as delay } from 'node:timers/promises'
+import { LOG_DEFAULTS, rotationFor } from './defaults.js'
+import { LOG_FILE_LIMITS } from './file.js'
+import { LogFiles } from './files.js'
+import { formatLine } from './format.js'
+import { removeRotations } from './maintenance.js'
+import { DISABLED, logPathFor, logTargetsFor } from './paths.js'
+import { LogRing } from './ring.js'
+
+export { logPathFor }
+
+/** Lines kept in memory per app, and at most this many characters of them (2000 lines of 64 KiB would be 128 MiB). */
+const RING_SIZE = 2000
+const RING_CHARS = 8 * 1024 * 1024
+/** A line longer than this without a newline is cut, so one chatty worker cannot grow the daemon. */
+const MAX_LINE = 64 * 1024
+/** How long close() waits for the streams of exited workers to be read to their end. */
+const STREAM_END_MS = 3000
+
+/**
+ * @typedef {{ id: number, instance: number, stream: 'out' | 'err' }} Source
+ * @typedef {{ setTimeout: (fn: () => void, ms: number) => any, clearTimeout: (timer: any) => void }} Timers
+ * @typedef {{ log_error: import('./file.js').LogError | null, log_dropped_lines: number, log_dropped_bytes: number }} LogRowStatus
+ */
+
+export class LogSink extends EventEmitter {
+  /**
+   * @param {object} options
+   * @param {import('../../ipc/app-config.js').AppConfig} options.config
+   * @param {string} options.logsDir
+   * @param {import('pino').Logger} options.logger
+   * @param {LogFiles} [options.files] the daemon's open files, shared between apps
+   * @param {import('./defaults.js').LogRotation} [options.defaults] the daemon's rotation settings
+   * @param {Timers} [options.timers]
+   * @param {number} [options.maxPause] longest a worker's stream stays paused for a slow file (ms)
+   */
+  constructor ({ config, logsDir, logger, files, defaults = LOG_DEFAULTS, timers = globalThis, maxPause = LOG_FILE_LIMITS.stallMs }) {
+    super()
+    this.config = config
+    this.logsDir = logsDir
+    this.logger = logger
+    this.files = files ?? new LogFiles({ logger })
+    this.rotation = rotationFor(config, defaults)
+    this.timers = timers
+    this.maxPause = maxPause
+    this.ring = new LogRing(RING_SIZE, RING_CHARS)
+    /** @type {Map<string, import('./file.js').LogFile>} the files this app holds open */
+    this.opened = new Map()
+    /** @type {Set<import('node:stream').Readable>} streams not yet read to their end */
+    this.streams = new Set()
+    /** A file's error appeared or cleared: the app's rows changed. */
+    this.onFileStatus = () => this.emit('status')
+  }
+
+  /**
+   * Follow one worker stream until it ends.
+   * @param {import('node:stream').Readable | null} readable
+   * @param {Source} source
+   */
+  attach (readable, source) {
+    if (!readable) return
+    this.streams.add(readable)
+    finished(readable).catch(() => {}).finally(() => this.streams.delete(readable))
+    const paths = logTargetsFor(this.config, this.logsDir, source.stream, source.instance)
+    let partial = ''
+    readable.setEncoding('utf8')
+    readable.on('data', (/** @type {string} */ chunk) => {
+      const parts = (partial + chunk).split('\n')
+      partial = /** @type {string} */ (parts.pop())
+      if (partial.length > MAX_LINE) {
+        parts.push(partial)
+        partial = ''
+      }
+      if (parts.length > 0 && !this.writeLines(paths, source, parts)) this.hold(readable, paths)
+    })
+    readable.on('end', () => {
+      if (partial) this.writeLines(paths, source, [partial])
+    })
+    readable.on('error', () => {})
+  }
+
+  /**
+   * @param {string[]} paths
+   * @param {Source} source
+   * @param {string[]} lines
+   * @returns {boolean} false when a file asks the stream to wait
+   */
+  writeLines (paths, source, lines) {
+    const time = Date.now()
+    let text = ''
+    for (const line of lines) {
+      const entry = { time, app: this.config.name, id: source.id, instance: source.instance, stream: source.stream, line }
+      this.ring.push(entry)
+      this.emit('line', entry)
+      text += formatLine(entry, this.config) + '\n'
+    }
+    let ok = true
+    for (const path of paths) ok = this.fileFor(path, source.instance).write(text) && ok
+    return ok
+  }
+
+  /**
+   * Pause a stream until its files drain, or until maxPause has passed.
+   * @param {import('node:stream').Readable} readable
+   * @param {string[]} paths
+   */
+  hold (readable, paths) {
+    if (readable.isPaused()) return
+    readable.pause()
+    const files = paths.map((path) => /** @type {import('./file.js').LogFile} */ (this.opened.get(path)))
+    let held = true
+    const release = () => {
+      if (!held) return
+      held = false
+      this.timers.clearTimeout(timer)
+      for (const file of files) file.off('drain', check)
+      readable.resume()
+    }
+    const check = () => { if (!files.some((file) => file.congested())) release() }
+    for (const file of files) file.on('drain', check)
+    const timer = this.timers.setTimeout(release, this.maxPause)
+  }
+
+  /**
+   * @param {string} path
+   * @param {number} instance
+   */
+  fileFor (path, instance) {
+    let file = this.opened.get(path)
+    if (!file) {
+      const { name } = this.config
+      const formatNotice = (/** @type {string} */ text) => formatLine({ time: Date.now(), app: name, instance, stream: 'sup', line: text }, this.config)
+      file = this.files.acquire(path, { rotation: this.rotation, formatNotice })
+      file.on('status', this.onFileStatus)
+      this.opened.set(path, file)
+    }
+    return file
+  }
+
+  /**
+   * What `sup ls` shows for one instance: the first error of its files and what they dropped.
+   * @param {number} instance
+   * @returns {LogRowStatus}
+   */
+  statusFor (instance) {
+    const paths = new Set([...logTargetsFor(this.config, this.logsDir, 'out', instance), ...logTargetsFor(this.config, this.logsDir, 'err', instance)])
+    /** @type {LogRowStatus} */
+    const status = { log_error: null, log_dropped_lines: 0, log_dropped_bytes: 0 }
+    for (const path of paths) {
+      const file = this.opened.get(path)?.status()
+      if (!file) continue
+      status.log_error ??= file.error
+      status.log_dropped_lines += file.dropped_lines
+      status.log_dropped_bytes += file.dropped_bytes
+    }
+    return status
+  }
+
+  /** Every open file's state, for `sup describe`. */
+  fileStatus () {
+    return [...this.opened.values()].map((file) => file.status())
+  }
+
+  /** The files of every instance that has (or would have) run. */
+  paths () {
+    const paths = new Set()
+    for (let i = 0; i < this.config.instances; i++) {
+      for (const target of /** @type {const} */ (['out', 'err', 'combined'])) paths.add(logPathFor(this.config, this.logsDir, target, i))
+    }
+    for (const path of this.opened.keys()) paths.add(path)
+    paths.delete(DISABLED)
+    return [...paths]
+  }
+
+  /** Empty the files (rotated ones are deleted) and the ring. */
+  async flush () {
+    this.ring.clear()
+    await Promise.all(this.paths().map(async (path) => {
+      const file = this.opened.get(path)
+      if (file) await file.truncate()
+      else await truncate(path).catch(() => {})
+      await removeRotations(path)
+    }))
+  }
+
+  /**
+   * Let go of the files, once the streams of exited workers are read to their end (a worker's
+   * last lines may still sit in the pipe when its exit is seen), bounded in time because a
+   * grandchild may hold the pipe open. Resolves once what was queued is written and closed.
+   */
+  async close () {
+    const ended = Promise.all([...this.streams].map((stream) => finished(stream).catch(() => {})))
+    await Promise.race([ended, delay(STREAM_END_MS, undefined, { ref: false })])
+    const paths = [...this.opened.keys()]
+    for (const file of this.opened.values()) file.off('status', this.onFileStatus)
+    this.opened.clear()
+    await Promise.all(paths.map((path) => this.files.release(path)))
+  }
+}

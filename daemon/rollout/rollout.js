@@ -1,0 +1,253 @@
+// @ts-check
+// Carries out a rolling replacement: start new workers, wait until each is ready (bounded by
+// listen_timeout), retire old ones by draining them, and give up, keeping the old workers,
+// when a new one fails. What to do next comes from reload-plan.js; this file does the waiting.
+import cluster from 'node:cluster'
+import { STATUS } from '../lifecycle.js'
+import { planRollStep } from './plan.js'
+
+/** Beyond its own timeouts, how long a retiring worker may take to be gone before we stop waiting. */
+const RETIRE_GRACE = 5000
+
+/**
+ * @typedef {import('../supervisor.js').App} App
+ * @typedef {import('../worker.js').Worker} Worker
+ * @typedef {import('../worker.js').AppRuntime} AppRuntime
+ * @typedef {{ id: number, instance: number, pid: number | null }} WorkerRef
+ *
+ * @typedef {object} RolloutOptions
+ * @property {{ addWorker: (app: App, instance: number, runtime?: AppRuntime) => Worker }} supervisor
+ * @property {App} app
+ * @property {Worker[]} old workers to retire
+ * @property {number[]} instances instance numbers the new workers take
+ * @property {AppRuntime} [runtime] config and environment of the new workers (default: the app's)
+ * @property {import('./plan.js').RollLimits} limits
+ * @property {(progress: Record<string, unknown>) => void} [report] progress, as it happens
+ *
+ * @typedef {object} RolloutResult
+ * @property {'done' | 'aborted'} outcome
+ * @property {string | null} reason why it was aborted
+ * @property {WorkerRef[]} started new workers now serving
+ * @property {WorkerRef[]} retired old workers gone
+ * @property {WorkerRef[]} failed new workers removed when it was aborted
+ *
+ * @typedef {{ instance: number, pid: number | null, deadline: number, lastExit: unknown, ready: boolean, gated: boolean }} Fresh
+ */
+
+/**
+ * Replace `old` by new workers on `instances`, never with fewer ready workers than
+ * `limits.maxUnavailable` allows. Resolves once the retired workers are gone.
+ * @param {RolloutOptions} options
+ * @returns {Promise<RolloutResult>}
+ */
+export async function rollWorkers ({ supervisor, app, old, instances, runtime = app, limits, report = () => {} }) {
+  const { config } = runtime
+  // An app whose workers listen is ready when the new one listens too; one that never
+  // listens (a queue consumer) is ready once online (min_uptime).
+  const expectListen = [...old, ...app.workers].some((w) => w.state.listening)
+  /** @type {Map<Worker, Fresh>} */
+  const fresh = new Map()
+  let remaining = [...old]
+  /** @type {Promise<void>[]} */
+  const retiring = []
+  /** @type {RolloutResult} */
+  const result = { outcome: 'done', reason: null, started: [], retired: [], failed: [] }
+  const waiter = createWaiter()
+  /** @type {Worker[]} */
+  const watched = []
+  const watch = (/** @type {Worker} */ w) => {
+    w.on('change', waiter.wake)
+    watched.push(w)
+  }
+  old.forEach(watch)
+
+  const start = (/** @type {number} */ instance) => {
+    const worker = supervisor.addWorker(app, instance, runtime)
+    watch(worker)
+    // With wait_ready, a worker listens before it is ready; while others serve, it declines
+    // connections (the primary hands them to another worker) until its 'ready'.
+    const gated = config.wait_ready && config.exec_mode === 'cluster' && cluster.schedulingPolicy === cluster.SCHED_RR &&
+      app.workers.some((w) => w !== worker && w.state.status === STATUS.ONLINE)
+    worker.dispatch({ type: 'start' })
+    if (gated) worker.tellAgent('gate')
+    fresh.set(worker, { instance, pid: worker.state.pid, deadline: Date.now() + config.listen_timeout, lastExit: worker.state.lastExit, ready: false, gated })
+    report({ phase: 'start', id: worker.id, instance, pid: worker.state.pid, total: instances.length })
+  }
+
+  const retire = async (/** @type {Worker} */ worker) => {
+    const ref = refOf(worker)
+    const since = Date.now()
+    const gone = waitRemoved(worker, 2 * worker.app.config.kill_timeout + RETIRE_GRACE)
+    const drain = worker.state.status === STATUS.ONLINE && worker.app.config.exec_mode === 'cluster'
+    worker.dispatch({ type: 'stop', then: 'remove', drain })
+    await gone
+    result.retired.push(ref)
+    report({ phase: 'retired', ...ref, ms: Date.now() - since })
+  }
+
+  try {
+    while (true) {
+      const now = Date.now()
+      /** @type {Worker[]} */
+      const readyNow = []
+      for (const [worker, info] of fresh) {
+        if (info.ready) continue
+        if (isReady(worker, config.wait_ready, expectListen)) {
+          info.ready = true
+          if (info.gated) worker.tellAgent('open')
+          readyNow.push(worker)
+          continue
+        }
+        result.reason = whyFailed(worker, info, now, config)
+        if (result.reason !== null) break
+      }
+      if (result.reason !== null) break
+
+      const step = planRollStep({
+        old: remaining.map((w) => ({ id: w.id, instance: w.instance, serving: w.state.status === STATUS.ONLINE })),
+        instances,
+        ready: [...fresh.values()].filter((f) => f.ready).map((f) => f.instance),
+        starting: [...fresh.values()].filter((f) => !f.ready).map((f) => f.instance)
+      }, limits)
+      // Starts first: retiring the last old worker of an app first would delete the app.
+      step.start.forEach(start)
+      const leaving = remaining.filter((w) => step.retire.includes(w.id))
+      remaining = remaining.filter((w) => !step.retire.includes(w.id))
+      reportSteps(readyNow, leaving, fresh, instances.length, report)
+      for (const worker of leaving) retiring.push(retire(worker))
+      if (step.done) break
+      const waiting = [...fresh.values()].filter((f) => !f.ready)
+      if (step.start.length === 0 && step.retire.length === 0 && waiting.length === 0) {
+        result.reason = 'the rollout cannot progress (check --surge and --max-unavailable)'
+        break
+      }
+      const next = Math.min(...waiting.map((f) => f.deadline))
+      await waiter.wait(Number.isFinite(next) ? next - now : 60_000)
+    }
+
+    if (result.reason !== null) {
+      result.outcome = 'aborted'
+      const failed = [...fresh].filter(([, info]) => !info.ready).map(([w]) => w)
+      for (const worker of failed) {
+        result.failed.push({ id: worker.id, instance: worker.instance, pid: fresh.get(worker)?.pid ?? null })
+        const gone = waitRemoved(worker, 2 * config.kill_timeout + RETIRE_GRACE)
+        // Drained like an old worker: a failed one that listens (a gated wait_ready worker)
+        // may have a connection hand-off in flight that a bare SIGINT would lose.
+        worker.dispatch({ type: 'stop', then: 'remove', drain: config.exec_mode === 'cluster' })
+        await gone
+      }
+    }
+    for (const [worker, info] of fresh) if (info.ready) result.started.push(refOf(worker))
+    await Promise.all(retiring)
+    return result
+  } finally {
+    for (const w of watched) w.off('change', waiter.wake)
+  }
+}
+
+/**
+ * @param {Worker} worker
+ * @param {boolean} waitReady
+ * @param {boolean} expectListen
+ */
+export function isReady (worker, waitReady, expectListen) {
+  const s = worker.state
+  if (s.status !== STATUS.ONLINE) return false
+  if (waitReady) return s.ready
+  return !expectListen || s.listening
+}
+
+/**
+ * Why a new worker counts as failed now, or null while it may still become ready.
+ * @param {Worker} worker
+ * @param {Fresh} info
+ * @param {number} now
+ * @param {import('../../ipc/app-config.js').AppConfig} config
+ */
+function whyFailed (worker, info, now, config) {
+  info.pid ??= worker.state.pid
+  const s = worker.state
+  const who = `new worker ${worker.id} of ${config.name} (instance ${info.instance}${info.pid ? `, pid ${info.pid}` : ''})`
+  if (s.lastExit !== info.lastExit && s.lastExit !== null) {
+    const how = s.lastExit.signal ? `signal ${s.lastExit.signal}` : `code ${s.lastExit.code}`
+    return `${who} exited with ${how} before it was ready (sup logs ${config.name} --err --nostream shows why)`
+  }
+  if (worker.removed || s.status === STATUS.STOPPING || s.status === STATUS.STOPPED) return `${who} was stopped by another command`
+  if (now >= info.deadline) {
+    const what = config.wait_ready ? 'sent "ready"' : 'listened'
+    return `${who} was not ready within listen_timeout (${config.listen_timeout} ms): it never ${what} (raise --listen-timeout if it needs longer)`
+  }
+  return null
+}
+
+/**
+ * One progress line per step, as on the terminal: "worker 2/4 ready (pid 123) · retiring pid 98".
+ * @param {Worker[]} readyNow
+ * @param {Worker[]} leaving
+ * @param {Map<Worker, Fresh>} fresh
+ * @param {number} total new workers this rollout brings up
+ * @param {(progress: Record<string, unknown>) => void} report
+ */
+function reportSteps (readyNow, leaving, fresh, total, report) {
+  let count = [...fresh.values()].filter((f) => f.ready).length - readyNow.length
+  const retiring = leaving.map(refOf)
+  readyNow.forEach((worker, i) => {
+    count++
+    const last = i === readyNow.length - 1
+    report({ phase: 'ready', ...refOf(worker), ready: count, total, retiring: last ? retiring : [] })
+  })
+  if (readyNow.length === 0 && retiring.length > 0) report({ phase: 'retire', retiring })
+}
+
+/** @param {Worker} worker @returns {WorkerRef} */
+function refOf (worker) {
+  return { id: worker.id, instance: worker.instance, pid: worker.state.pid }
+}
+
+/**
+ * Resolves once the worker has left its app, or after `ms` (it then goes on stopping alone).
+ * @param {Worker} worker
+ * @param {number} ms
+ * @returns {Promise<void>}
+ */
+function waitRemoved (worker, ms) {
+  if (worker.removed) return Promise.resolve()
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer)
+      worker.off('remove', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    worker.once('remove', done)
+  })
+}
+
+/** Sleep until woken by a worker change or the timeout, without missing a wake in between. */
+function createWaiter () {
+  let dirty = false
+  let wakeUp = () => {}
+  return {
+    wake () {
+      dirty = true
+      wakeUp()
+    },
+    /** @param {number} ms */
+    wait (ms) {
+      return new Promise((resolve) => {
+        if (dirty) {
+          dirty = false
+          return resolve(undefined)
+        }
+        const done = () => {
+          clearTimeout(timer)
+          wakeUp = () => {}
+          dirty = false
+          resolve(undefined)
+        }
+        const timer = setTimeout(done, Math.max(0, ms))
+        wakeUp = done
+      })
+    }
+  }
+}

@@ -1,0 +1,88 @@
+// @ts-check
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { LogRing } from '../../../../daemon/logs/ring.js'
+
+/** @typedef {import('../../../../daemon/logs/ring.js').LogEntry} LogEntry */
+
+/**
+ * Entry number `n`: odd numbers on stderr, instance n % 2.
+ * @param {number} n
+ * @returns {LogEntry}
+ */
+const entry = (n) => ({ time: n, app: 'api', id: n % 2, instance: n % 2, stream: n % 2 ? 'err' : 'out', line: `line ${n}` })
+
+/**
+ * A ring of `capacity` after pushing entries 1..pushed.
+ * @param {number} capacity
+ * @param {number} pushed
+ */
+function ringWith (capacity, pushed) {
+  const ring = new LogRing(capacity)
+  for (let n = 1; n <= pushed; n++) ring.push(entry(n))
+  return ring
+}
+
+const times = (/** @type {LogEntry[]} */ entries) => entries.map((e) => e.time)
+const isErr = (/** @type {LogEntry} */ e) => e.stream === 'err'
+
+describe('LogRing', () => {
+  /** @type {Array<[string, number, number, number, ((e: LogEntry) => boolean) | undefined, number[]]>} [name, capacity, pushed, last n, filter, expected times] */
+  const cases = [
+    ['empty', 3, 0, 5, undefined, []],
+    ['not yet full, all', 5, 3, 10, undefined, [1, 2, 3]],
+    ['not yet full, the newest 2', 5, 3, 2, undefined, [2, 3]],
+    ['exactly full', 3, 3, 3, undefined, [1, 2, 3]],
+    ['wrapped once: the oldest is dropped', 3, 4, 3, undefined, [2, 3, 4]],
+    ['wrapped many times: oldest first', 3, 11, 3, undefined, [9, 10, 11]],
+    ['wrapped, ask for more than it holds', 3, 7, 100, undefined, [5, 6, 7]],
+    ['wrapped, the newest 1', 4, 10, 1, undefined, [10]],
+    ['zero lines', 3, 3, 0, undefined, []],
+    ['filter: newest 2 matching, oldest first', 10, 10, 2, isErr, [7, 9]],
+    ['filter: wrapped', 4, 9, 10, isErr, [7, 9]],
+    ['filter: nothing matches', 4, 9, 10, () => false, []],
+    ['capacity 1 keeps the newest', 1, 5, 5, undefined, [5]]
+  ]
+
+  for (const [name, capacity, pushed, n, filter, expected] of cases) {
+    test(`${name} (capacity ${capacity}, ${pushed} pushed, last ${n})`, () => {
+      assert.deepEqual(times(ringWith(capacity, pushed).last(n, filter)), expected)
+    })
+  }
+
+  test('never holds more than its capacity', () => {
+    const ring = ringWith(3, 100)
+    assert.equal(ring.size, 3)
+    assert.equal(ring.capacity, 3)
+  })
+
+  test('a long run keeps the array it uses small', () => {
+    const ring = ringWith(10, 100_000)
+    assert.ok(ring.items.length <= 2 * 1024 + 10, `${ring.items.length} slots`)
+    assert.deepEqual(times(ring.last(3)), [99_998, 99_999, 100_000])
+  })
+
+  test('bounded in characters too: the oldest lines go first, the newest always stays', () => {
+    const ring = new LogRing(100, 20)
+    for (const n of [1, 2, 3]) ring.push({ ...entry(n), line: 'x'.repeat(8) })
+    assert.deepEqual(times(ring.last(10)), [2, 3])
+    assert.equal(ring.chars, 16)
+    ring.push({ ...entry(4), line: 'y'.repeat(50) })
+    assert.deepEqual(times(ring.last(10)), [4])
+    ring.clear()
+    assert.equal(ring.chars, 0)
+  })
+
+  test('keeps the entries as pushed', () => {
+    const ring = ringWith(2, 3)
+    assert.deepEqual(ring.last(2), [entry(2), entry(3)])
+  })
+
+  test('clear empties it, and it fills again in order', () => {
+    const ring = ringWith(3, 5)
+    ring.clear()
+    assert.deepEqual(ring.last(10), [])
+    for (let n = 20; n <= 24; n++) ring.push(entry(n))
+    assert.deepEqual(times(ring.last(10)), [22, 23, 24])
+  })
+})
