@@ -24,11 +24,11 @@ async function collect () {
     /** @type {any[]} */
     const rows = await conn.request('app.list')
     /** @type {Map<string, any>} */
-    const configs = new Map()
+    const apps = new Map()
     for (const name of new Set(rows.map((row) => row.name))) {
-      configs.set(name, (await conn.request('app.describe', { target: name })).config)
+      apps.set(name, await conn.request('app.describe', { target: name }))
     }
-    return rows.map((row) => toPm2(row, configs.get(row.name)))
+    return rows.map((row) => toPm2(row, apps.get(row.name)))
   } finally {
     await conn.close()
   }
@@ -36,9 +36,11 @@ async function collect () {
 
 /**
  * @param {any} row a WorkerRow
- * @param {any} config its app's AppConfig
+ * @param {any} app its app's describe answer: config and log file paths
  */
-function toPm2 (row, config) {
+function toPm2 (row, app) {
+  const { config } = app
+  const logs = logPaths(app.logs, config, row.instance)
   /** @type {Record<string, unknown>} */
   const env = { ...config.env }
   if (config.increment_var && env[config.increment_var] !== undefined) {
@@ -60,8 +62,9 @@ function toPm2 (row, config) {
       args: config.args,
       autorestart: config.autorestart,
       watch: config.watch,
-      pm_out_log_path: config.out_file,
-      pm_err_log_path: config.error_file,
+      pm_out_log_path: logs.out,
+      pm_err_log_path: logs.err,
+      pm_log_path: logs.combined,
       merge_logs: config.merge_logs,
       log_date_format: config.log_date_format,
       max_memory_restart: config.max_memory_restart,
@@ -74,5 +77,30 @@ function toPm2 (row, config) {
     },
     pm_id: row.id,
     monit: { memory: row.memory, cpu: row.cpu }
+  }
+}
+
+/**
+ * The files one instance writes, picked from describe's list by sup's naming (logs.md):
+ * `<name>-out.log` or `<name>-out-<instance>.log`, a given file or `<file>-<instance>.<ext>`.
+ * @param {string[]} paths every log file of the app
+ * @param {any} config
+ * @param {number} instance
+ */
+function logPaths (paths, config, instance) {
+  /** @param {string | null | true} given @param {string} kind */
+  const pick = (given, kind) => {
+    if (typeof given === 'string') {
+      const ext = path.extname(given)
+      const numbered = `${given.slice(0, given.length - ext.length)}-${instance}${ext}`
+      return paths.find((p) => p === numbered) ?? paths.find((p) => p === given) ?? given
+    }
+    const base = kind === 'log' ? `/${config.name}` : `/${config.name}-${kind}`
+    return paths.find((p) => p.endsWith(`${base}-${instance}.log`)) ?? paths.find((p) => p.endsWith(`${base}.log`)) ?? null
+  }
+  return {
+    out: pick(config.out_file, 'out'),
+    err: pick(config.error_file, 'err'),
+    combined: config.log_file === null || config.log_file === false ? undefined : pick(config.log_file, 'log')
   }
 }

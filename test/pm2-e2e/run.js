@@ -142,8 +142,10 @@ async function runScript (script) {
   fs.mkdirSync(path.join(root, 'bin'))
   fs.copyFileSync(shim, path.join(root, 'bin', 'pm2'))
   fs.chmodSync(path.join(root, 'bin', 'pm2'), 0o755)
-  const supHome = path.join(root, '.sup-home')
-  const env = { ...process.env, SUP_HOME: supHome, PM2_SILENT: 'true', NO_COLOR: '1' }
+  // the scripts look in ~/.pm2 (logs, dump): HOME is the script's own, sup's home is where PM2's would be
+  const home = path.join(root, 'home')
+  fs.mkdirSync(home)
+  const env = { ...process.env, HOME: home, SUP_HOME: path.join(home, '.pm2'), PM2_SILENT: 'true', NO_COLOR: '1' }
   const logFile = path.join(work, `${slug}.log`)
   const started = Date.now()
   const child = spawn('bash', [path.join('test', 'e2e', script)], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
