@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url'
 
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 const ROOT = path.resolve(HERE, '../..')
-const SCRIPT_TIMEOUT_MS = 240_000
+const SCRIPT_TIMEOUT_MS = 480_000
 
 /**
  * The scripts PM2's test/e2e.sh runs from cli/, process-file/, internals/, logs/, misc/ and
