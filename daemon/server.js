@@ -144,10 +144,17 @@ export async function startServer ({ socketPath, logger, context }) {
   await unlink(socketPath).catch(() => {})
   await new Promise((resolve, reject) => {
     http.once('error', reject)
-    http.listen(socketPath, () => {
-      http.off('error', reject)
-      resolve(undefined)
-    })
+    // The socket is created 0600, never for a moment open to other users: bind() happens
+    // inside listen(), under this umask (the chmod after it is for umask-less platforms).
+    const umask = process.umask(0o177)
+    try {
+      http.listen(socketPath, () => {
+        http.off('error', reject)
+        resolve(undefined)
+      })
+    } finally {
+      process.umask(umask)
+    }
   })
   await chmod(socketPath, 0o600)
 
