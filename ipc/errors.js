@@ -17,6 +17,7 @@ export const ERRORS = {
   SUP_ERR_IPC_CLIENT_TOO_SLOW: { message: 'the daemon closed the connection because its answers were not being read (more than 16 MiB waited)' },
   SUP_ERR_IPC_TIMEOUT: { message: 'the daemon did not answer {method} within {ms} ms' },
   SUP_ERR_DAEMON_UNREACHABLE: { message: 'no daemon is running for {home} (any "sup start" starts one)' },
+  SUP_ERR_DAEMON_ACCESS_DENIED: { message: 'the daemon of {home} belongs to another user, and its socket lets only that user in (run sup as that user, or set SUP_HOME to a folder of your own)' },
   SUP_ERR_DAEMON_START_FAILED: { message: 'the daemon failed to start: {reason} (see {log})' },
   SUP_ERR_DAEMON_ALREADY_RUNNING: { message: 'a daemon is already running for {home} (pid {pid})' },
   SUP_ERR_DAEMON_SHUTTING_DOWN: { message: 'the daemon is shutting down; try again in a moment' },

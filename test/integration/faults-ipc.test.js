@@ -2,13 +2,15 @@
 // Hostile input on sup.sock, at sizes that fit npm test (docs/reliability.md): after each
 // case the daemon answers ping within 1 s, has lost no app, and the CLI still works.
 import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { chmodSync, statSync } from 'node:fs'
 import { test } from 'node:test'
 import fc from 'fast-check'
 import { join } from 'node:path'
 import { METHODS } from '../../ipc/methods.js'
 import { validate } from '../../ipc/schema.js'
 import { connect } from '../../ipc/transport.js'
-import { APPS, useSupHome } from '../helpers/sup.js'
+import { APPS, SUP_BIN, useSupHome } from '../helpers/sup.js'
 import { assertHealthy, closeCodeIn, frameHeader, rawSocket, untilClosed, upgradedSocket } from '../helpers/ipc-abuse.js'
 
 test('the daemon survives hostile clients on its socket and keeps serving the CLI', async (t) => {
@@ -122,3 +124,22 @@ test('the daemon survives hostile clients on its socket and keeps serving the CL
 function nextAnswer (conn) {
   return new Promise((resolve) => conn.ws.once('message', (data) => resolve(JSON.parse(data.toString()))))
 }
+
+test('only the daemon\'s own user can connect: another uid gets SUP_ERR_DAEMON_ACCESS_DENIED', async (t) => {
+  if (process.getuid?.() !== 0) return t.skip('needs root, to run the CLI as nobody with setpriv')
+  const home = useSupHome(t)
+  const ping = await home.sup(['ping'])
+  assert.equal(ping.code, 0, ping.stderr)
+  assert.equal(statSync(home.paths.socket).mode & 0o777, 0o600)
+  // Even with SUP_HOME opened to everyone, the socket's own mode keeps other users out.
+  chmodSync(home.home, 0o755)
+  const asNobody = await new Promise((resolve) => {
+    execFile('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, SUP_BIN, 'ls'],
+      { env: home.env, timeout: 30_000 }, (err, stdout, stderr) => resolve({ code: err?.code, stdout, stderr }))
+  })
+  assert.equal(asNobody.code, 1, asNobody.stderr)
+  assert.match(asNobody.stderr, /^sup: the daemon of .* belongs to another user/)
+  assert.equal(asNobody.stderr.trim().split('\n').length, 1)
+  const ls = await home.sup(['ls'])
+  assert.equal(ls.code, 0, ls.stderr)
+})
