@@ -33,8 +33,11 @@ export class Connection extends EventEmitter {
     this.pending = new Map()
     ws.on('message', (data) => this.onMessage(data.toString()))
     ws.on('error', (err) => this.failAll(new SupError('SUP_ERR_IPC_CONNECTION_LOST', { reason: err.message })))
+    /** Why the connection ended, for requests made after it did. @type {SupError | null} */
+    this.closedWith = null
     ws.on('close', (/** @type {number} */ code, /** @type {string} */ reason) => {
-      this.failAll(closeError(code, reason))
+      this.closedWith = closeError(code, reason)
+      this.failAll(this.closedWith)
       this.emit('close', code, reason)
     })
   }
@@ -49,7 +52,7 @@ export class Connection extends EventEmitter {
     const id = this.nextId++
     return new Promise((resolve, reject) => {
       if (this.ws.readyState !== OPEN) {
-        reject(new SupError('SUP_ERR_IPC_CONNECTION_LOST', { reason: 'not connected' }))
+        reject(this.closedWith ?? new SupError('SUP_ERR_IPC_CONNECTION_LOST', { reason: 'not connected' }))
         return
       }
       this.pending.set(id, { resolve, reject, method })
