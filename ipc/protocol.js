@@ -24,8 +24,8 @@ export const IPC_LIMITS = Object.freeze({
   maxInFlight: 1024,
   /** Answers waiting for one client to read them before it is closed with CLOSE_SLOW_CLIENT. */
   maxBufferedBytes: 16 * 1024 * 1024,
-  /** Time a new connection has to send its upgrade request. */
-  handshakeMs: 5000
+  /** Time a new connection has to send its upgrade request (generous: a CLI on a loaded machine can be slow to write it). */
+  handshakeMs: 10_000
 })
 
 /**
