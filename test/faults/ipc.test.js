@@ -5,12 +5,11 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { IPC_LIMITS } from '../../ipc/protocol.js'
 import { connect } from '../../ipc/transport.js'
-import { assertHealthy, closeCodeIn, untilClosed, upgradedSocket } from '../helpers/ipc-abuse.js'
+import { assertHealthy } from '../helpers/ipc-abuse.js'
 import { APPS, useSupHome } from '../helpers/sup.js'
 
-test('sup.sock at full size: pipelining, 1,000 connections, the connection limit, a reader that never reads', async (t) => {
+test('sup.sock at full size: 10,000 pipelined requests, 1,000 connections at once', async (t) => {
   const home = useSupHome(t)
   const start = await home.sup(['start', join(APPS, 'signal-logger.js'), '--name', 'calm'])
   assert.equal(start.code, 0, start.stderr)
@@ -39,43 +38,5 @@ test('sup.sock at full size: pipelining, 1,000 connections, the connection limit
     const took = await assertHealthy(socket, before)
     console.log(`1000 connections: open and answered in ${Date.now() - started} ms; ping after ${took} ms`)
     await Promise.all(conns.map((c) => c.close()))
-  })
-
-  await t.test(`past ${IPC_LIMITS.maxConnections} connections the next is refused with SUP_ERR_IPC_TOO_MANY_CONNECTIONS`, async () => {
-    const conns = await Promise.all(Array.from({ length: IPC_LIMITS.maxConnections + 10 }, () => connect(socket)))
-    t.after(() => Promise.all(conns.map((c) => c.close())))
-    const results = await Promise.allSettled(conns.map((c) => c.request('daemon.ping')))
-    const refused = results.filter((r) => r.status === 'rejected')
-    assert.ok(refused.length >= 10, `${refused.length} refused`)
-    for (const r of refused) assert.equal(/** @type {any} */ (r).reason.code, 'SUP_ERR_IPC_TOO_MANY_CONNECTIONS')
-    await Promise.all(conns.map((c) => c.close()))
-    const took = await assertHealthy(socket, before)
-    console.log(`${conns.length} connections: ${refused.length} refused; ping after ${took} ms`)
-  })
-
-  await t.test('a client that sends and never reads is closed with 4009 once 16 MiB of answers wait', async () => {
-    const s = await upgradedSocket(socket)
-    s.pause()
-    const request = (await import('../../ipc/ws-client.js')).encodeFrame(1, Buffer.from('{"v":1,"id":1,"method":"app.list"}'))
-    let sent = 0
-    // Each answer is a few hundred bytes: 200,000 requests are several times the limit.
-    while (sent < 200_000 && !s.destroyed) {
-      const ok = s.write(Buffer.concat(Array.from({ length: 1000 }, () => request)))
-      sent += 1000
-      if (!ok) {
-        await new Promise((resolve) => {
-          const done = () => { s.off('drain', done); s.off('close', done); resolve(undefined) }
-          s.on('drain', done)
-          s.on('close', done)
-        })
-      }
-    }
-    const seen = untilClosed(s, 60_000)
-    s.resume()
-    const { data, closed } = await seen
-    assert.ok(closed)
-    assert.equal(closeCodeIn(data), 4009)
-    const took = await assertHealthy(socket, before)
-    console.log(`slow reader: closed after ${sent} requests, ${data.length} bytes of answers delivered; ping after ${took} ms`)
   })
 })
