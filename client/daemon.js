@@ -8,6 +8,8 @@ import { START_TIMEOUT, startDaemon, takeEarlyStart } from './spawn-daemon.js'
 
 /** Errors that mean "nobody is listening on the socket". */
 const NOT_RUNNING = new Set(['ENOENT', 'ECONNREFUSED', 'ENOTSOCK'])
+/** Errors that mean "the socket is there but not ours to use" (its mode, or its folder's). */
+const NO_ACCESS = new Set(['EACCES', 'EPERM'])
 
 /**
  * @param {import('../ipc/paths.js').SupPaths} paths
@@ -28,6 +30,7 @@ export async function connectDaemon (paths, { start = false, daemonEnv = {} } = 
     }
   } catch (err) {
     if (err instanceof SupError) throw err
+    if (NO_ACCESS.has(/** @type {NodeJS.ErrnoException} */ (err).code ?? '')) throw new SupError('SUP_ERR_DAEMON_ACCESS_DENIED', { home: paths.home })
     if (!NOT_RUNNING.has(/** @type {NodeJS.ErrnoException} */ (err).code ?? '')) throw err
     if (!start) throw new SupError('SUP_ERR_DAEMON_UNREACHABLE', { home: paths.home })
     await startDaemon(paths, daemonEnv)

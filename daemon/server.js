@@ -5,7 +5,7 @@ import { chmod, unlink } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import { createRequire } from 'node:module'
 import { SupError, toSupError } from '../ipc/errors.js'
-import { CLOSE_SLOW_SUBSCRIBER, decodeRequest, encodeError, encodeEvent, encodeResult } from '../ipc/protocol.js'
+import { CLOSE_SLOW_CLIENT, CLOSE_SLOW_SUBSCRIBER, CLOSE_TOO_MANY_CONNECTIONS, IPC_LIMITS, decodeRequest, encodeError, encodeEvent, encodeResult } from '../ipc/protocol.js'
 import { HANDLERS } from './handlers.js'
 import { Outbox } from './outbox.js'
 
@@ -17,19 +17,34 @@ const WebSocketServer = createRequire(import.meta.url)('ws').WebSocketServer
  * @param {{ socketPath: string, logger: import('pino').Logger, context: Omit<import('./handlers.js').HandlerContext, 'subscribe'> }} options
  */
 export async function startServer ({ socketPath, logger, context }) {
-  const http = createServer((req, res) => {
+  // A client that connects and never finishes its upgrade request is dropped after
+  // IPC_LIMITS.handshakeMs (node's own default would hold it for a minute).
+  const http = createServer({
+    headersTimeout: IPC_LIMITS.handshakeMs,
+    requestTimeout: IPC_LIMITS.handshakeMs,
+    connectionsCheckingInterval: Math.min(1000, IPC_LIMITS.handshakeMs)
+  }, (req, res) => {
     res.writeHead(426).end()
   })
-  const wss = new WebSocketServer({ server: http, perMessageDeflate: false, maxPayload: 16 * 1024 * 1024 })
+  const wss = new WebSocketServer({ server: http, perMessageDeflate: false, maxPayload: IPC_LIMITS.maxFrameBytes })
   /** @type {Map<import('ws').WebSocket, { topics: Set<string>, apps: Set<string> | null, outbox: Outbox }>} */
   const subscribers = new Map()
 
+  /** Requests of each connection still being handled. */
+  const inFlight = new WeakMap()
+
   wss.on('connection', (ws) => {
     ws.on('error', (err) => logger.debug({ err }, 'client socket error'))
+    if (wss.clients.size > IPC_LIMITS.maxConnections) {
+      logger.warn({ limit: IPC_LIMITS.maxConnections }, 'too many connections to the socket; refused one')
+      ws.close(CLOSE_TOO_MANY_CONNECTIONS, 'too many connections')
+      return
+    }
+    inFlight.set(ws, 0)
     ws.on('close', () => subscribers.delete(ws))
     ws.on('message', (data, isBinary) => {
       if (isBinary) {
-        ws.send(encodeError(null, new SupError('SUP_ERR_IPC_BAD_MESSAGE', { reason: 'binary frames are not accepted' })))
+        send(ws, encodeError(null, new SupError('SUP_ERR_IPC_BAD_MESSAGE', { reason: 'binary frames are not accepted' })))
         return
       }
       handleRequest(ws, data.toString())
@@ -43,9 +58,15 @@ export async function startServer ({ socketPath, logger, context }) {
   async function handleRequest (ws, text) {
     /** @type {number | null} */
     let id = null
+    let counted = false
     try {
       const request = decodeRequest(text)
       id = request.id
+      if (inFlight.get(ws) >= IPC_LIMITS.maxInFlight) {
+        throw new SupError('SUP_ERR_IPC_TOO_MANY_REQUESTS', { limit: IPC_LIMITS.maxInFlight })
+      }
+      inFlight.set(ws, inFlight.get(ws) + 1)
+      counted = true
       const ctx = {
         ...context,
         subscribe: (/** @type {string[]} */ topics, /** @type {string[] | undefined} */ apps) => {
@@ -66,7 +87,26 @@ export async function startServer ({ socketPath, logger, context }) {
       if (supErr.code === 'SUP_ERR_INTERNAL_ERROR') logger.error({ err }, 'request failed')
       const requestId = /** @type {any} */ (err)?.requestId
       send(ws, encodeError(id ?? (Number.isInteger(requestId) ? requestId : null), supErr))
+    } finally {
+      if (counted) inFlight.set(ws, inFlight.get(ws) - 1)
     }
+  }
+
+  /**
+   * Answer a request. Responses are never dropped, so a client that sends and never reads
+   * is disconnected once IPC_LIMITS.maxBufferedBytes of them wait for it.
+   * @param {import('ws').WebSocket} ws
+   * @param {string} frame
+   */
+  function send (ws, frame) {
+    if (ws.readyState !== ws.OPEN) return
+    if (ws.bufferedAmount > IPC_LIMITS.maxBufferedBytes) {
+      subscribers.delete(ws)
+      logger.warn({ buffered: ws.bufferedAmount }, 'a client stopped reading its answers; disconnected it')
+      ws.close(CLOSE_SLOW_CLIENT, 'client too slow')
+      return
+    }
+    ws.send(frame)
   }
 
   /**
@@ -104,10 +144,17 @@ export async function startServer ({ socketPath, logger, context }) {
   await unlink(socketPath).catch(() => {})
   await new Promise((resolve, reject) => {
     http.once('error', reject)
-    http.listen(socketPath, () => {
-      http.off('error', reject)
-      resolve(undefined)
-    })
+    // The socket is created 0600, never for a moment open to other users: bind() happens
+    // inside listen(), under this umask (the chmod after it is for umask-less platforms).
+    const umask = process.umask(0o177)
+    try {
+      http.listen(socketPath, () => {
+        http.off('error', reject)
+        resolve(undefined)
+      })
+    } finally {
+      process.umask(umask)
+    }
   })
   await chmod(socketPath, 0o600)
 
@@ -122,12 +169,4 @@ export async function startServer ({ socketPath, logger, context }) {
       await unlink(socketPath).catch(() => {})
     }
   }
-}
-
-/**
- * @param {import('ws').WebSocket} ws
- * @param {string} frame
- */
-function send (ws, frame) {
-  if (ws.readyState === ws.OPEN) ws.send(frame)
 }

@@ -5,7 +5,7 @@ import { METHODS, PROTOCOL_VERSION } from './methods.js'
 import { validate } from './schema.js'
 
 // The client's half lives apart, so the CLI need not load the method table (docs/benchmarks.md).
-export { decodeReply, encodeRequest } from './client-frames.js'
+export { CLOSE_SLOW_CLIENT, CLOSE_SLOW_SUBSCRIBER, CLOSE_TOO_MANY_CONNECTIONS, closeError, decodeReply, encodeRequest } from './client-frames.js'
 
 /**
  * @typedef {{ v: number, id: number, method: string, params: Record<string, unknown> }} RequestFrame
@@ -14,8 +14,19 @@ export { decodeReply, encodeRequest } from './client-frames.js'
  * @typedef {{ v: number, topic: string, data: unknown }} EventFrame
  */
 
-/** WebSocket close code: the daemon dropped a subscriber that fell too far behind its events. */
-export const CLOSE_SLOW_SUBSCRIBER = 4008
+/** The daemon's limits on its socket (docs/protocol.md#limits). */
+export const IPC_LIMITS = Object.freeze({
+  /** Largest frame accepted; a larger one closes the connection with 1009. */
+  maxFrameBytes: 16 * 1024 * 1024,
+  /** Connections open at once; one more is closed with CLOSE_TOO_MANY_CONNECTIONS. */
+  maxConnections: 1024,
+  /** Requests of one connection handled at once; past that, SUP_ERR_IPC_TOO_MANY_REQUESTS. */
+  maxInFlight: 1024,
+  /** Answers waiting for one client to read them before it is closed with CLOSE_SLOW_CLIENT. */
+  maxBufferedBytes: 16 * 1024 * 1024,
+  /** Time a new connection has to send its upgrade request (generous: a CLI on a loaded machine can be slow to write it). */
+  handshakeMs: 10_000
+})
 
 /**
  * @param {number} id

@@ -3,7 +3,7 @@
 // paired with responses by id, events handed to listeners.
 import { EventEmitter } from 'node:events'
 import { SupError } from './errors.js'
-import { decodeReply, encodeRequest } from './client-frames.js'
+import { closeError, decodeReply, encodeRequest } from './client-frames.js'
 import { CLOSED, OPEN, UnixWebSocket } from './ws-client.js'
 
 /**
@@ -32,9 +32,12 @@ export class Connection extends EventEmitter {
     /** @type {Map<number, { resolve: (v: any) => void, reject: (e: Error) => void, method: string }>} */
     this.pending = new Map()
     ws.on('message', (data) => this.onMessage(data.toString()))
-    ws.on('error', (err) => this.failAll(err.message))
+    ws.on('error', (err) => this.failAll(new SupError('SUP_ERR_IPC_CONNECTION_LOST', { reason: err.message })))
+    /** Why the connection ended, for requests made after it did. @type {SupError | null} */
+    this.closedWith = null
     ws.on('close', (/** @type {number} */ code, /** @type {string} */ reason) => {
-      this.failAll('the daemon closed the connection')
+      this.closedWith = closeError(code, reason)
+      this.failAll(this.closedWith)
       this.emit('close', code, reason)
     })
   }
@@ -49,7 +52,7 @@ export class Connection extends EventEmitter {
     const id = this.nextId++
     return new Promise((resolve, reject) => {
       if (this.ws.readyState !== OPEN) {
-        reject(new SupError('SUP_ERR_IPC_CONNECTION_LOST', { reason: 'not connected' }))
+        reject(this.closedWith ?? new SupError('SUP_ERR_IPC_CONNECTION_LOST', { reason: 'not connected' }))
         return
       }
       this.pending.set(id, { resolve, reject, method })
@@ -77,11 +80,9 @@ export class Connection extends EventEmitter {
     else waiter.reject(SupError.fromJSON(frame.error))
   }
 
-  /** @param {string} reason */
-  failAll (reason) {
-    for (const waiter of this.pending.values()) {
-      waiter.reject(new SupError('SUP_ERR_IPC_CONNECTION_LOST', { reason }))
-    }
+  /** @param {SupError} error */
+  failAll (error) {
+    for (const waiter of this.pending.values()) waiter.reject(error)
     this.pending.clear()
   }
 

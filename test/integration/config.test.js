@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { APPS, freePort, httpGet, useSupHome, waitForRows } from '../helpers/sup.js'
+import { waitForHttp } from '../helpers/under-load.js'
 
 test('an ecosystem file with env_production runs under --env production, --only picks apps', async (t) => {
   const home = useSupHome(t)
@@ -35,6 +36,8 @@ test('without --env, the base env applies; increment_var gives each instance its
   const result = await home.sup(['start', join(dir, 'ecosystem.config.json')])
   assert.equal(result.code, 0, result.stderr)
   await waitForRows(home, (rs) => rs.length === 2 && rs.every((r) => r.status === 'online'), { what: 'both online' })
+  // A fork worker is online once spawned; it listens a moment later (longer on a busy machine).
+  await Promise.all([waitForHttp(base), waitForHttp(base + 1)])
   const first = JSON.parse((await httpGet(base)).body)
   const second = JSON.parse((await httpGet(base + 1)).body)
   assert.deepEqual([first.instance, second.instance, first.env], ['0', '1', 'dev'])
