@@ -18,7 +18,7 @@ import { appEntryFromFlags } from './start-options.js'
 export async function buildConfigs (target, args, opts, cwd) {
   const cpus = availableParallelism()
   if (isConfigFile(target)) {
-    const { file, apps } = await loadConfigFile(target, cwd)
+    const { file, apps } = await loadConfigFile(target, cwd, { envName: opts.env })
     const selected = opts.only ? selectApps(apps, opts.only, file) : apps
     return selected.map((raw) => normalizeApp(raw, { cwd: dirname(file), envName: opts.env, cpus, source: file }))
   }
