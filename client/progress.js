@@ -5,21 +5,21 @@
 import { formatDuration } from './format.js'
 
 /**
- * @param {Record<string, any>} event
+ * @param {import('../ipc/events.js').ReloadProgressEvent} event
  * @returns {string | null} null for events not shown on the terminal
  */
 export function formatProgress (event) {
   const { name, op } = event
   switch (event.phase) {
     case 'begin':
-      if (op === 'scale') return `scaling ${name} from ${event.from} to ${event.to} worker${event.to === 1 ? '' : 's'}`
+      if (event.op === 'scale') return `scaling ${name} from ${event.from} to ${event.to} worker${event.to === 1 ? '' : 's'}`
       if (event.strategy === 'restart') return `${name} runs in fork mode: reload falls back to restart (stop, then start)`
       return `${op === 'reload' ? 'reloading' : 'replacing'} ${plural(event.workers, 'worker')} of ${name} (surge ${event.surge}, max unavailable ${event.maxUnavailable})` +
         (event.config ? ', with the settings of the config file' : '') + (event.env ? ', with the current environment' : '')
     case 'start':
       return `  starting a new worker on instance ${event.instance}${event.pid ? ` (pid ${event.pid})` : ''}`
     case 'ready': {
-      const retiring = event.retiring?.length > 0 ? ` · retiring ${pids(event.retiring)}` : ''
+      const retiring = event.retiring.length > 0 ? ` · retiring ${pids(event.retiring)}` : ''
       return `  worker ${event.ready}/${event.total} ready (pid ${event.pid})${retiring}`
     }
     case 'retire':
@@ -33,7 +33,7 @@ export function formatProgress (event) {
   }
 }
 
-/** @param {Record<string, any>} event */
+/** @param {import('../ipc/events.js').ProgressEnd} event */
 function formatEnd (event) {
   const took = event.ms >= 1000 ? formatDuration(event.ms) : `${event.ms} ms`
   switch (event.outcome) {
@@ -62,16 +62,18 @@ const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`
  * @param {string[]} apps
  */
 export async function followProgress (conn, io, apps) {
-  conn.on('event', (topic, data) => {
-    const line = topic === 'reload.progress' ? formatProgress(data) : null
-    if (line !== null) io.out(line)
+  conn.onEvents({
+    'reload.progress': (event) => {
+      const line = formatProgress(event)
+      if (line !== null) io.out(line)
+    }
   })
   await conn.request('subscribe', { topics: ['reload.progress'], apps })
 }
 
 /**
  * One line per aborted rollout on stderr, exit 1 if any.
- * @param {import('../daemon/rollout/reload.js').RolloutOutcome[]} outcomes
+ * @param {import('../ipc/events.js').RolloutOutcome[]} outcomes
  * @param {import('./cli.js').CliIo} io
  * @param {boolean} quiet only the exit code (--json already has it all)
  */

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process'
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { readHandshake } from '../ipc/daemon-handshake.js'
 import { SupError } from '../ipc/errors.js'
 import { resolvePaths } from '../ipc/paths.js'
 
@@ -67,10 +68,9 @@ export async function startDaemon (paths, daemonEnv = {}) {
   })
   closeSync(log)
   try {
-    const message = await waitForWord(child, paths.daemonLog)
-    if (message.sup === 'daemon-failed' && message.error?.code !== 'SUP_ERR_DAEMON_ALREADY_RUNNING') {
-      throw SupError.fromJSON(message.error)
-    }
+    const word = readHandshake(await waitForWord(child, paths.daemonLog))
+    // Another CLI started one first: that daemon serves us.
+    if (!word.ready && word.error.code !== 'SUP_ERR_DAEMON_ALREADY_RUNNING') throw word.error
   } finally {
     if (child.connected) child.disconnect()
     child.unref()
@@ -80,7 +80,7 @@ export async function startDaemon (paths, daemonEnv = {}) {
 /**
  * @param {import('node:child_process').ChildProcess} child
  * @param {string} log
- * @returns {Promise<any>}
+ * @returns {Promise<unknown>}
  */
 function waitForWord (child, log) {
   return new Promise((resolve, reject) => {

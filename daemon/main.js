@@ -1,7 +1,9 @@
 // @ts-check
 // The detached daemon's entry point. Started by the CLI (own session, stdout/stderr to
-// daemon.log, an IPC channel for its first word), or in the foreground by hand.
+// daemon.log, an IPC channel for its first word: ipc/daemon-handshake.js), or in the
+// foreground by hand.
 import { createRequire } from 'node:module'
+import { failedWord, readyWord } from '../ipc/daemon-handshake.js'
 import { toSupError } from '../ipc/errors.js'
 import { openDaemon, survivePanics } from './daemon.js'
 
@@ -29,7 +31,7 @@ try {
   daemon = await openDaemon({ env: process.env, argv: process.argv.slice(2), logger, persist: true, onKill: stop })
 } catch (err) {
   const supErr = toSupError(err)
-  notify({ sup: 'daemon-failed', error: supErr.toJSON() })
+  notify(failedWord(supErr))
   if (supErr.code === 'SUP_ERR_DAEMON_ALREADY_RUNNING') logger.warn({ code: supErr.code }, supErr.message)
   else {
     logger.error({ err }, 'cannot start the daemon')
@@ -42,5 +44,5 @@ if (daemon) {
   process.on('SIGINT', () => stop('SIGINT'))
   process.on('SIGHUP', () => logger.info('SIGHUP ignored'))
   survivePanics(logger)
-  notify({ sup: 'daemon-ready', pid: process.pid })
+  notify(readyWord(process.pid))
 }

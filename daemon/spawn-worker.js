@@ -7,6 +7,7 @@ import { accessSync, constants } from 'node:fs'
 import cluster from 'node:cluster'
 import { EventEmitter } from 'node:events'
 import { fileURLToPath } from 'node:url'
+import { APP_MESSAGES, dispatch, toAgent, workerActOf } from '../ipc/agent-protocol.js'
 
 export const AGENT_PATH = fileURLToPath(new URL('./agent/agent.cjs', import.meta.url))
 
@@ -79,15 +80,7 @@ function forkClusterWorker (config, env) {
   const events = new EventEmitter()
   const send = (/** @type {unknown} */ message) => { if (worker.isConnected()) worker.send(/** @type {any} */ (message), undefined, () => {}) }
   worker.on('listening', () => events.emit('listening'))
-  worker.on('message', (message) => {
-    // The agent has closed its servers and its connections are gone. Connections we handed
-    // it before we saw its servers close may still be on their way: our 'sync' travels
-    // behind them, and its answer behind the agent's replies to them, so once 'synced' is
-    // back every one of them has been served or handed to another worker.
-    if (message?.sup === 'drained') send({ cmd: 'NODE_SUP', act: 'sync' })
-    else if (message?.sup === 'synced') events.emit('drained')
-    else forwardMessage(events, message)
-  })
+  worker.on('message', clusterWorkerMessages(events, send))
   worker.on('exit', (code, signal) => events.emit('exit', code, signal))
   // A worker whose IPC channel breaks is still watched through its 'exit'.
   worker.on('error', () => {})
@@ -127,7 +120,7 @@ function spawnForkWorker (config, env) {
   child.on('exit', onExit)
   // spawn failures (ENOENT, EACCES) come as 'error' without an 'exit'.
   child.on('error', () => { if (child.pid === undefined) queueMicrotask(() => onExit(127, null)) })
-  child.on('message', (message) => forwardMessage(events, message))
+  child.on('message', workerMessages(events))
   return {
     pid: child.pid,
     ownGroup: true,
@@ -186,13 +179,37 @@ function findSetpriv () {
 }
 
 /**
- * Sort a worker's messages into what the lifecycle cares about.
+ * A cluster worker's messages: a fork-mode worker's, and the drain handshake.
  * @param {EventEmitter} events
- * @param {unknown} message
+ * @param {(message: unknown) => void} send to the worker
  */
-function forwardMessage (events, message) {
-  if (message === 'ready') events.emit('ready')
-  else if (message && typeof message === 'object' && /** @type {any} */ (message).sup === 'listening') events.emit('listening')
-  else if (message && typeof message === 'object' && /** @type {any} */ (message).sup === 'metrics') events.emit('metrics', message)
-  else events.emit('message', message)
+export function clusterWorkerMessages (events, send) {
+  return workerMessages(events, {
+    // The agent has closed its servers and its connections are gone. Connections we handed
+    // it before we saw its servers close may still be on their way: our 'sync' travels
+    // behind them, and its answer behind the agent's replies to them, so once 'synced' is
+    // back every one of them has been served or handed to another worker.
+    drained: () => send(toAgent('sync')),
+    synced: () => events.emit('drained')
+  })
+}
+
+/**
+ * A worker's message handler: sup's messages (ipc/agent-protocol.cjs) sorted into the events
+ * the lifecycle cares about, through a table keyed on the act; anything else is the app's own.
+ * @param {EventEmitter} events
+ * @param {import('../ipc/agent-protocol.cjs').WorkerHandlers} [more] handlers of this mode only
+ * @returns {(message: unknown) => void}
+ */
+export function workerMessages (events, more = {}) {
+  /** @type {import('../ipc/agent-protocol.cjs').WorkerHandlers} */
+  const handlers = {
+    [APP_MESSAGES.ready]: () => events.emit('ready'),
+    listening: () => events.emit('listening'),
+    metrics: (message) => events.emit('metrics', message),
+    ...more
+  }
+  return (message) => {
+    if (!dispatch(handlers, workerActOf(message), message)) events.emit('message', message)
+  }
 }

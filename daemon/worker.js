@@ -2,6 +2,7 @@
 // One worker slot of an app: holds its lifecycle state and carries out the effects the pure
 // transition table asks for (spawn, signals, timers). The only place that does so.
 import { EventEmitter } from 'node:events'
+import { APP_MESSAGES, toAgent } from '../ipc/agent-protocol.js'
 import { STATUS, initialState, transition } from './lifecycle.js'
 import { readAgentReport } from './metrics/agent-report.js'
 import { emptyUsage } from './metrics/sampler.js'
@@ -124,11 +125,11 @@ export class Worker extends EventEmitter {
   /**
    * A message for sup's agent inside a node worker (daemon/agent/agent.cjs). Its cmd starts
    * with NODE_ so that it arrives as an 'internalMessage' the app never sees.
-   * @param {'drain' | 'gate' | 'open'} act
+   * @param {import('../ipc/agent-protocol.cjs').AgentAct} act
    * @param {Record<string, unknown>} [extra]
    */
   tellAgent (act, extra = {}) {
-    this.proc?.send({ cmd: 'NODE_SUP', act, ...extra })
+    this.proc?.send(toAgent(act, extra))
   }
 
   /**
@@ -139,7 +140,7 @@ export class Worker extends EventEmitter {
     if (!proc?.pid) return
     this.tree = await listDescendants(proc.pid).catch(() => [])
     if (this.proc !== proc || this.state.status !== STATUS.STOPPING) return
-    if (this.app.config.shutdown_with_message) proc.send('shutdown')
+    if (this.app.config.shutdown_with_message) proc.send(APP_MESSAGES.shutdown)
     else sendSignal(proc.pid, 'SIGINT')
   }
 

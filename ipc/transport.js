@@ -60,6 +60,18 @@ export class Connection extends EventEmitter {
     })
   }
 
+  /**
+   * Handle the events of the topics subscribed to, each by its topic's handler (typed per
+   * topic: ./events.js); events of other topics are left to other listeners.
+   * @param {import('./events.js').TopicHandlers} handlers
+   */
+  onEvents (handlers) {
+    this.on('event', (/** @type {string} */ topic, /** @type {any} */ data) => {
+      const handler = Object.hasOwn(handlers, topic) ? handlers[/** @type {keyof typeof handlers} */ (topic)] : undefined
+      handler?.(data)
+    })
+  }
+
   /** @param {string} text */
   onMessage (text) {
     let frame

@@ -26,11 +26,13 @@ export async function run (target, { paths, io, opts }) {
   const key = (/** @type {LogEntry} */ e) => `${e.time}|${e.id}|${e.stream}|${e.line}`
   const follow = !opts.nostream
   if (follow) {
-    conn.on('event', (topic, entry) => {
-      if (topic !== 'log' || (stream !== 'both' && entry.stream !== stream)) return
-      if (targetIsId(target) && entry.id !== Number(target)) return
-      if (early) early.push(entry)
-      else if (!seen.has(key(entry))) print(entry)
+    conn.onEvents({
+      log: (entry) => {
+        if (stream !== 'both' && entry.stream !== stream) return
+        if (targetIsId(target) && entry.id !== Number(target)) return
+        if (early) early.push(entry)
+        else if (!seen.has(key(entry))) print(entry)
+      }
     })
     await conn.request('subscribe', { topics: ['log'], apps: target && target !== 'all' ? [target] : [] })
   }

@@ -70,19 +70,18 @@ export async function run ({ paths, io }) {
     redraw()
   }
 
-  /** @param {string} topic @param {any} data */
-  const onEvent = (topic, data) => {
-    if (topic === 'metrics') model.applyMetrics(data)
-    else if (topic === 'app.state') model.applyState(data)
-    else if (topic === 'log') model.applyLog(data)
-    redraw()
+  /** @type {import('../../ipc/events.js').TopicHandlers} */
+  const onEvents = {
+    metrics: (sample) => { model.applyMetrics(sample); redraw() },
+    'app.state': (row) => { model.applyState(row); redraw() },
+    log: (entry) => { model.applyLog(entry); redraw() }
   }
 
   const follow = async () => {
     while (!life.stopped) {
       try {
         conn = await connectDaemon(paths)
-        conn.on('event', onEvent)
+        conn.onEvents(onEvents)
         const closed = new Promise((resolve) => conn?.once('close', resolve))
         await conn.request('subscribe', { topics: ['metrics', 'log', 'app.state'] })
         model.setWorkers(await conn.request('app.list'))

@@ -21,7 +21,7 @@ export async function run (targets, { paths, io, opts }) {
   const conn = await connectDaemon(paths)
   try {
     if (!opts.json) await followProgress(conn, io, params.targets.every((t) => t !== 'all' && !/^\d+$/.test(t)) ? params.targets : [])
-    /** @type {{ apps: import('../../daemon/rollout/reload.js').RolloutOutcome[], workers: import('../../ipc/methods.js').WorkerRow[] }} */
+    /** @type {{ apps: import('../../ipc/events.js').RolloutOutcome[], workers: import('../../ipc/methods.js').WorkerRow[] }} */
     const result = await conn.request('app.reload', { ...params, ...limits })
     if (opts.json) io.out(JSON.stringify(result))
     else if (result.workers.length > 0) io.out(renderWorkers(result.workers))

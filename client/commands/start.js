@@ -26,10 +26,12 @@ export async function run (target, args, { paths, io, opts }) {
       // Rows also change for other reasons (a log file failing): print state changes only.
       /** @type {Map<number, string>} */
       const shown = new Map()
-      conn.on('event', (topic, row) => {
-        if (topic !== 'app.state' || row.status === 'starting' || shown.get(row.id) === `${row.status} ${row.pid}`) return
-        shown.set(row.id, `${row.status} ${row.pid}`)
-        io.out(`  ${row.name}[${row.instance}] ${paintStatus(row.status)}${row.pid ? ` (pid ${row.pid})` : ''}`)
+      conn.onEvents({
+        'app.state': (row) => {
+          if (row.status === 'starting' || shown.get(row.id) === `${row.status} ${row.pid}`) return
+          shown.set(row.id, `${row.status} ${row.pid}`)
+          io.out(`  ${row.name}[${row.instance}] ${paintStatus(row.status)}${row.pid ? ` (pid ${row.pid})` : ''}`)
+        }
       })
       await conn.request('subscribe', { topics: ['app.state'], apps: configs.map((c) => c.name) })
     }

@@ -13,7 +13,7 @@ export const LOG_LINES = 300
  *   time?: number | null, cpu_seconds?: number, processes?: number,
  *   loop_delay?: { p50: number, p99: number, max: number } | null,
  *   heap?: { used: number, total: number } | null, handles?: number | null }} WorkerView
- * @typedef {{ time: number, app: string, id: number, instance: number, stream: 'out' | 'err', line: string }} LogEntry
+ * @typedef {import('../../ipc/events.js').LogEvent} LogEntry
  * @typedef {{ cpu: number[], memory: number[], loop_p99: Array<number | null>, heap_used: Array<number | null> }} Series
  * @typedef {{ kind: 'app', name: string, workers: WorkerView[], expanded: boolean }
  *   | { kind: 'worker', worker: WorkerView, last: boolean }} Line
@@ -40,18 +40,18 @@ export class MonitModel {
     this.keepSelection()
   }
 
-  /** @param {WorkerView} row an app.state event */
+  /** @param {import('../../ipc/events.js').AppStateEvent} row */
   applyState (row) {
-    if (/** @type {string} */ (row.status) === 'deleted') {
+    if (row.status === 'deleted') {
       this.workers.delete(row.id)
       this.history.delete(row.id)
     } else {
-      this.workers.set(row.id, { ...this.workers.get(row.id), ...row })
+      this.workers.set(row.id, { ...this.workers.get(row.id), ...(/** @type {WorkerView} */ (row)) })
     }
     this.keepSelection()
   }
 
-  /** @param {WorkerView} sample a metrics event */
+  /** @param {import('../../ipc/events.js').MetricsEvent} sample */
   applyMetrics (sample) {
     this.workers.set(sample.id, { ...this.workers.get(sample.id), ...sample })
     const series = this.seriesOf(sample.id)

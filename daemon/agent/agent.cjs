@@ -5,6 +5,8 @@
 // 'listening' itself). A cluster worker can be drained and gated by the daemon; see
 // docs/reload.md for why each step is done the way it is.
 const dc = require('node:diagnostics_channel')
+// The messages both ways, shared with the daemon (dependency-free, like this file).
+const protocol = require('../../ipc/agent-protocol.cjs')
 
 const LISTEN = 'tracing:net.server.listen:asyncEnd'
 
@@ -19,7 +21,7 @@ if (typeof process.send !== 'function') {
 } else if (!isClusterWorker()) {
   const onListen = () => {
     dc.unsubscribe(LISTEN, onListen)
-    tell({ sup: 'listening' })
+    tell(protocol.fromAgent('listening'))
   }
   dc.subscribe(LISTEN, onListen)
 } else {
@@ -59,16 +61,19 @@ function superviseClusterWorker () {
       touch(socket._parent ?? socket)
     }
   })
-  // 'internalMessage' carries messages whose cmd starts with NODE_: the app's own
-  // process.on('message') never sees them, and listening here keeps nothing alive.
-  process.on(/** @type {any} */ ('internalMessage'), (/** @type {any} */ message) => {
-    if (message === null || typeof message !== 'object' || message.cmd !== 'NODE_SUP') return
-    if (message.act === 'drain') drain(Number(message.idleMs) || 1000)
+  /** @type {import('../../ipc/agent-protocol.cjs').AgentHandlers} the daemon's messages, by act */
+  const onDaemon = {
+    drain: (/** @type {any} */ message) => drain(Number(message.idleMs) || 1000),
     // The daemon's answer to 'drained': by the time it reaches us, every connection the
     // primary handed us before it saw our servers close has been answered (declined).
-    else if (message.act === 'sync') tell({ sup: 'synced' })
-    else if (message.act === 'gate') closeGate()
-    else if (message.act === 'open') openGate()
+    sync: () => tell(protocol.fromAgent('synced')),
+    gate: closeGate,
+    open: openGate
+  }
+  // 'internalMessage' carries messages whose cmd starts with NODE_: the app's own
+  // process.on('message') never sees them, and listening here keeps nothing alive.
+  process.on(/** @type {any} */ ('internalMessage'), (/** @type {unknown} */ message) => {
+    protocol.dispatch(onDaemon, protocol.agentActOf(message), message)
   })
 
   // Gate: until the daemon says the worker is ready (wait_ready), the worker declines every
@@ -167,7 +172,7 @@ function superviseClusterWorker () {
     clearInterval(draining.timer)
     dc.unsubscribe('http.server.response.finish', onResponseFinish)
     draining.quiet.clear()
-    tell({ sup: 'drained' })
+    tell(protocol.fromAgent('drained'))
   }
 }
 
@@ -208,12 +213,11 @@ function isRoundRobin (server) {
       ? { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max) }
       : { p50: 0, p99: 0, max: 0 }
     delay.reset()
-    process.send({
-      sup: 'metrics',
+    process.send(protocol.fromAgent('metrics', {
       loop,
       heap: { used: heap.used_heap_size, total: heap.total_heap_size },
       handles: process.getActiveResourcesInfo().length
-    }, undefined, {}, noop)
+    }), undefined, {}, noop)
   }
   // On the wall-clock multiples of the interval, like every other worker's agent and the
   // daemon's sampler: the daemon then wakes once for all reports instead of once for each.

@@ -2,6 +2,7 @@
 // What the agent in a node worker reports each interval (daemon/agent/agent.cjs). The
 // message comes from the user's process, so it is read defensively: anything that is not
 // a sane number is dropped rather than shown or exported.
+import { FROM_AGENT } from '../../ipc/agent-protocol.js'
 
 /**
  * @typedef {object} AgentReport
@@ -17,7 +18,7 @@
 export function readAgentReport (message) {
   if (!message || typeof message !== 'object') return null
   const m = /** @type {Record<string, any>} */ (message)
-  if (m.sup !== 'metrics') return null
+  if (m.sup !== FROM_AGENT.metrics) return null
   const loop = m.loop && typeof m.loop === 'object' ? m.loop : {}
   const heap = m.heap && typeof m.heap === 'object' ? m.heap : {}
   const p50 = figure(loop.p50)
