@@ -6,17 +6,14 @@ import { EventEmitter } from 'node:events'
 import { SupError } from '../ipc/errors.js'
 import { App, restartWorkers, settle } from './app/app.js'
 import { REAL_EFFECTS } from './app/effects.js'
-import { STATUS } from './lifecycle.js'
+import { isStarted, isStopped } from './lifecycle.js'
 import { LOG_DEFAULTS } from './logs/defaults.js'
 import { LogFiles } from './logs/files.js'
+import { tolerateTimeout, until } from './until.js'
 import { reloadApps, reloadByTrigger, replaceWorker, scaleApp } from './rollout/reload.js'
 import { metricsEvent } from './metrics/sampler.js'
 
 /** @typedef {import('./worker.js').Worker} Worker */
-
-/** Started means up, or given up on: a worker waiting to retry is still on its way. */
-const isStarted = (/** @type {import('./lifecycle.js').WorkerState} */ s) => s.status === STATUS.ONLINE || s.status === STATUS.ERRORED || s.status === STATUS.STOPPED
-const isDown = (/** @type {import('./lifecycle.js').WorkerState} */ s) => s.status === STATUS.STOPPED
 
 export class Supervisor extends EventEmitter {
   /**
@@ -54,7 +51,8 @@ export class Supervisor extends EventEmitter {
       for (const worker of app.workers) worker.dispatch({ type: 'start' })
       started.push(...app.workers)
     }
-    await settle(started, isStarted)
+    // Past the deadline, answer with the rows as they are: the CLI names those not online.
+    await settle(started, isStarted).catch(tolerateTimeout)
     return started.map((w) => w.row())
   }
 
@@ -114,7 +112,7 @@ export class Supervisor extends EventEmitter {
     const workers = this.resolve(targets)
     for (const worker of workers) worker.held = true
     for (const worker of workers) worker.dispatch({ type: 'stop' })
-    await settle(workers, isDown)
+    await settle(workers, isStopped).catch(tolerateTimeout)
     return workers.map((w) => w.row())
   }
 
@@ -134,7 +132,8 @@ export class Supervisor extends EventEmitter {
   /** @param {string[]} targets */
   async delete (targets) {
     const workers = this.resolve(targets)
-    const gone = workers.map((worker) => new Promise((resolve) => worker.once('remove', resolve)))
+    // No deadline: a worker is removed once it has stopped, and the stop ladder ends in SIGKILL.
+    const gone = workers.map((worker) => until(worker, () => worker.removed, undefined, 'remove'))
     for (const worker of workers) worker.dispatch({ type: 'stop', then: 'remove' })
     await Promise.all(gone)
     return workers.map((w) => ({ ...w.row(), status: 'deleted' }))
@@ -233,12 +232,14 @@ export class Supervisor extends EventEmitter {
     await Promise.all([...this.apps.values()].map((app) => app.triggers.stop()))
     const workers = this.list().length > 0 ? this.resolve(['all']) : []
     for (const worker of workers) worker.dispatch({ type: 'stop' })
-    await settle(workers, isDown)
+    // Shutting down goes on past the deadline: the logs still get closed, the dump written.
+    await settle(workers, isStopped).catch(tolerateTimeout)
     await Promise.all([...this.apps.values()].map((app) => app.logs.close()))
   }
 
   /**
-   * Wait until every worker satisfies `predicate`, bounded by the slowest timeout that applies.
+   * Wait until every worker satisfies `predicate`, bounded by the slowest timeout that applies;
+   * rejects with SUP_ERR_DAEMON_WAIT_TIMEOUT past it.
    * @param {Worker[]} workers
    * @param {(state: import('./lifecycle.js').WorkerState) => boolean} predicate
    */

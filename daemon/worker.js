@@ -2,7 +2,7 @@
 // One worker slot of an app: holds its lifecycle state and carries out the effects the pure
 // transition table asks for (spawn, signals, timers). The only place that does so.
 import { EventEmitter } from 'node:events'
-import { STATUS, initialState, transition } from './lifecycle.js'
+import { STATUS, initialState, isRunning, transition } from './lifecycle.js'
 import { readAgentReport } from './metrics/agent-report.js'
 import { emptyUsage } from './metrics/sampler.js'
 import { REAL_EFFECTS } from './app/effects.js'
@@ -189,30 +189,10 @@ export class Worker extends EventEmitter {
     this.timers.delete(name)
   }
 
-  /**
-   * Resolves once `predicate` holds for this worker's state (checked now and on every change).
-   * @param {(state: import('./lifecycle.js').WorkerState) => boolean} predicate
-   * @param {AbortSignal} [signal] gives up quietly when aborted
-   * @returns {Promise<void>}
-   */
-  when (predicate, signal) {
-    return new Promise((resolve) => {
-      if (predicate(this.state) || signal?.aborted) return resolve()
-      const done = () => {
-        this.off('state', check)
-        signal?.removeEventListener('abort', done)
-        resolve()
-      }
-      const check = () => { if (predicate(this.state)) done() }
-      this.on('state', check)
-      signal?.addEventListener('abort', done, { once: true })
-    })
-  }
-
   /** @returns {WorkerRow} */
   row () {
     const { state } = this
-    const running = state.status === STATUS.ONLINE || state.status === STATUS.STARTING || state.status === STATUS.STOPPING
+    const running = isRunning(state)
     return {
       id: this.id,
       name: this.app.config.name,

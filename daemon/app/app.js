@@ -5,7 +5,8 @@
 // which keeps the registry of apps, fans the events in.
 import { EventEmitter } from 'node:events'
 import { SupError } from '../../ipc/errors.js'
-import { STATUS } from '../lifecycle.js'
+import { STATUS, isRunning, isSettled } from '../lifecycle.js'
+import { tolerateTimeout, until, withDeadline } from '../until.js'
 import { LogSink } from '../logs/sink.js'
 import { AppTriggers } from '../triggers/app-triggers.js'
 import { Worker } from '../worker.js'
@@ -157,15 +158,18 @@ export function lockApps (apps, op) {
 const SETTLE_GRACE = 2000
 
 /**
- * Wait until every worker satisfies `predicate`, bounded by the slowest timeout that applies.
+ * Wait until every worker satisfies `predicate`, bounded by the slowest timeout that applies;
+ * rejects with SUP_ERR_DAEMON_WAIT_TIMEOUT past it.
  * @param {Worker[]} workers
  * @param {(state: import('../lifecycle.js').WorkerState) => boolean} predicate
+ * @returns {Promise<void>}
  */
 export async function settle (workers, predicate) {
   if (workers.length === 0) return
   const longest = Math.max(...workers.map((w) => Math.max(w.app.config.listen_timeout, w.app.config.min_uptime) + w.app.config.kill_timeout))
-  const signal = AbortSignal.timeout(longest + SETTLE_GRACE)
-  await Promise.all(workers.map((w) => w.when(predicate, signal)))
+  await withDeadline(longest + SETTLE_GRACE, workers[0].effects.timers, `${workers.length} worker(s) to settle`, async (signal) => {
+    await Promise.all(workers.map((w) => until(w, () => predicate(w.state), signal)))
+  })
 }
 
 /**
@@ -176,13 +180,14 @@ export async function settle (workers, predicate) {
 export async function restartWorkers (workers) {
   for (const worker of workers) {
     worker.held = false
-    if (worker.state.status === STATUS.ONLINE || worker.state.status === STATUS.STARTING || worker.state.status === STATUS.STOPPING) {
+    if (isRunning(worker.state)) {
       worker.dispatch({ type: 'stop', then: 'start' })
     } else {
       worker.dispatch({ type: 'start' })
     }
   }
-  // A restarted worker passes through stopping and starting; wait until it is past both.
-  await settle(workers, (s) => s.status !== STATUS.STARTING && s.status !== STATUS.STOPPING && s.then === null)
+  // A restarted worker passes through stopping and starting; wait until it is past both. Past
+  // the deadline, answer with the rows as they are: they show who is still on the way.
+  await settle(workers, isSettled).catch(tolerateTimeout)
   return workers.map((w) => w.row())
 }

@@ -2,7 +2,9 @@
 // Carries out a rolling replacement: start new workers, wait until each is ready (bounded by
 // listen_timeout), retire old ones by draining them, and give up, keeping the old workers,
 // when a new one fails. What to do next comes from reload-plan.js; this file does the waiting.
-import { STATUS } from '../lifecycle.js'
+import { EventEmitter } from 'node:events'
+import { STATUS, isStoppingOrStopped } from '../lifecycle.js'
+import { tolerateTimeout, until, withDeadline } from '../until.js'
 import { planRollStep } from './plan.js'
 
 /** Beyond its own timeouts, how long a retiring worker may take to be gone before we stop waiting. */
@@ -54,11 +56,18 @@ export async function rollWorkers ({ app, old, instances, runtime, limits, repor
   const retiring = []
   /** @type {RolloutResult} */
   const result = { outcome: 'done', reason: null, started: [], retired: [], failed: [] }
-  const waiter = createWaiter(timers)
+  // Every change of a worker this rollout watches, in one place; `changed` keeps one that
+  // comes while the loop is busy, so the next wait does not miss it.
+  const changes = new EventEmitter()
+  let changed = false
+  const wake = () => {
+    changed = true
+    changes.emit('change')
+  }
   /** @type {Worker[]} */
   const watched = []
   const watch = (/** @type {Worker} */ w) => {
-    w.on('change', waiter.wake)
+    w.on('change', wake)
     watched.push(w)
   }
   old.forEach(watch)
@@ -89,6 +98,7 @@ export async function rollWorkers ({ app, old, instances, runtime, limits, repor
 
   try {
     while (true) {
+      changed = false
       const at = now()
       /** @type {Worker[]} */
       const readyNow = []
@@ -124,7 +134,9 @@ export async function rollWorkers ({ app, old, instances, runtime, limits, repor
         break
       }
       const next = Math.min(...waiting.map((f) => f.deadline))
-      await waiter.wait(Number.isFinite(next) ? next - at : 60_000)
+      // Until a worker changes, or the next new worker's deadline comes: then the loop judges it.
+      await withDeadline(Math.max(0, Number.isFinite(next) ? next - at : 60_000), timers, 'a worker of the rollout to change', (signal) => until(changes, () => changed, signal))
+        .catch(tolerateTimeout)
     }
 
     if (result.reason !== null) {
@@ -143,7 +155,7 @@ export async function rollWorkers ({ app, old, instances, runtime, limits, repor
     await Promise.all(retiring)
     return result
   } finally {
-    for (const w of watched) w.off('change', waiter.wake)
+    for (const w of watched) w.off('change', wake)
   }
 }
 
@@ -174,7 +186,7 @@ function whyFailed (worker, info, now, config) {
     const how = s.lastExit.signal ? `signal ${s.lastExit.signal}` : `code ${s.lastExit.code}`
     return `${who} exited with ${how} before it was ready (sup logs ${config.name} --err --nostream shows why)`
   }
-  if (worker.removed || s.status === STATUS.STOPPING || s.status === STATUS.STOPPED) return `${who} was stopped by another command`
+  if (worker.removed || isStoppingOrStopped(s)) return `${who} was stopped by another command`
   if (now >= info.deadline) {
     const what = config.wait_ready ? 'sent "ready"' : 'listened'
     return `${who} was not ready within listen_timeout (${config.listen_timeout} ms): it never ${what} (raise --listen-timeout if it needs longer)`
@@ -214,46 +226,6 @@ function refOf (worker) {
  * @returns {Promise<void>}
  */
 function waitRemoved (worker, ms, timers) {
-  if (worker.removed) return Promise.resolve()
-  return new Promise((resolve) => {
-    const done = () => {
-      timers.clearTimeout(timer)
-      worker.off('remove', done)
-      resolve()
-    }
-    const timer = timers.setTimeout(done, ms)
-    worker.once('remove', done)
-  })
-}
-
-/**
- * Sleep until woken by a worker change or the timeout, without missing a wake in between.
- * @param {import('../app/effects.js').Timers} timers
- */
-function createWaiter (timers) {
-  let dirty = false
-  let wakeUp = () => {}
-  return {
-    wake () {
-      dirty = true
-      wakeUp()
-    },
-    /** @param {number} ms */
-    wait (ms) {
-      return new Promise((resolve) => {
-        if (dirty) {
-          dirty = false
-          return resolve(undefined)
-        }
-        const done = () => {
-          timers.clearTimeout(timer)
-          wakeUp = () => {}
-          dirty = false
-          resolve(undefined)
-        }
-        const timer = timers.setTimeout(done, Math.max(0, ms))
-        wakeUp = done
-      })
-    }
-  }
+  return withDeadline(ms, timers, `worker ${worker.id} to be gone`, (signal) => until(worker, () => worker.removed, signal, 'remove'))
+    .catch(tolerateTimeout)
 }

@@ -9,6 +9,13 @@ import { join } from 'node:path'
 import pino from 'pino'
 import { APP_DEFAULTS } from '../../ipc/app-config.js'
 
+/**
+ * What a process does in answer to the daemon (exit on a signal, listen once it runs) reaches
+ * the daemon as I/O: in a later turn of the event loop, never within the current one.
+ * @param {() => void} fn
+ */
+export const soon = (fn) => { setImmediate(fn) }
+
 /** Let pending promise callbacks (and what they start) run. */
 export async function flush () {
   for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve))
@@ -137,7 +144,7 @@ export function fakeEffects ({ balance = 'rr', onSpawn = () => {}, onSignal, onM
       const proc = new FakeProcess(failSpawn ? undefined : nextPid++, config, env)
       spawned.push(proc)
       if (onMessage) proc.onMessage = (message) => onMessage(proc, message)
-      if (failSpawn) queueMicrotask(() => proc.exit(127))
+      if (failSpawn) soon(() => proc.exit(127))
       else onSpawn(proc)
       return proc
     },
@@ -149,7 +156,7 @@ export function fakeEffects ({ balance = 'rr', onSpawn = () => {}, onSignal, onM
         if (!proc) return false
         // The worker itself (not its group) reacts; SIGKILL always kills.
         if (pid > 0) {
-          if (signal === 'SIGKILL') queueMicrotask(() => proc.exit(null, 'SIGKILL'))
+          if (signal === 'SIGKILL') soon(() => proc.exit(null, 'SIGKILL'))
           else onSignal?.(proc, signal)
         }
         return true
@@ -194,11 +201,11 @@ export function tempLogs (t) {
  * exits on SIGINT or 'shutdown'. Pass its parts to fakeEffects.
  */
 export const cooperative = Object.freeze({
-  onSpawn: (/** @type {FakeProcess} */ proc) => queueMicrotask(() => proc.listen()),
-  onSignal: (/** @type {FakeProcess} */ proc, /** @type {NodeJS.Signals} */ signal) => { if (signal === 'SIGINT') queueMicrotask(() => proc.exit(0)) },
+  onSpawn: (/** @type {FakeProcess} */ proc) => soon(() => proc.listen()),
+  onSignal: (/** @type {FakeProcess} */ proc, /** @type {NodeJS.Signals} */ signal) => { if (signal === 'SIGINT') soon(() => proc.exit(0)) },
   onMessage: (/** @type {FakeProcess} */ proc, /** @type {unknown} */ message) => {
-    if (message === 'shutdown') queueMicrotask(() => proc.exit(0))
-    else if (/** @type {any} */ (message)?.act === 'drain') queueMicrotask(() => proc.drained())
+    if (message === 'shutdown') soon(() => proc.exit(0))
+    else if (/** @type {any} */ (message)?.act === 'drain') soon(() => proc.drained())
   }
 })
 

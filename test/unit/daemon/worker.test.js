@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { Worker } from '../../../daemon/worker.js'
-import { appConfig, fakeEffects, silentLogger } from '../../helpers/fake-effects.js'
+import { appConfig, fakeEffects, silentLogger, soon } from '../../helpers/fake-effects.js'
 
 /** A log sink that takes nothing: these tests are about processes and time. */
 const noLogs = /** @type {import('../../../daemon/logs/sink.js').LogSink} */ (/** @type {unknown} */ ({
@@ -40,7 +40,7 @@ describe('stop ladder', () => {
     {
       name: 'SIGINT first; a worker that exits on it is stopped, its group reaped (fork mode)',
       config: { exec_mode: 'fork' },
-      onSignal: (proc, signal) => { if (signal === 'SIGINT') queueMicrotask(() => proc.exit(0)) },
+      onSignal: (proc, signal) => { if (signal === 'SIGINT') soon(() => proc.exit(0)) },
       after: 0,
       status: 'stopped',
       signals: [['pid', 'SIGINT'], ['-pid', 'SIGKILL']],
@@ -73,7 +73,7 @@ describe('stop ladder', () => {
     {
       name: 'shutdown_with_message: the message instead of SIGINT',
       config: { exec_mode: 'cluster', shutdown_with_message: true },
-      onShutdown: (proc) => queueMicrotask(() => proc.exit(0)),
+      onShutdown: (proc) => soon(() => proc.exit(0)),
       after: 0,
       status: 'stopped',
       signals: [],

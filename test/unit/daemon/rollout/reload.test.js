@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { Supervisor } from '../../../../daemon/supervisor.js'
-import { appConfig, cooperative, drive as driveClock, fakeEffects, silentLogger, tempLogs } from '../../../helpers/fake-effects.js'
+import { appConfig, cooperative, drive as driveClock, fakeEffects, silentLogger, soon, tempLogs } from '../../../helpers/fake-effects.js'
 
 /**
  * A supervisor running app "api" (cluster, 2 workers); processes spawned once `crash` is set
@@ -17,7 +17,7 @@ async function setup (t, overrides = {}) {
   const script = { crash: false }
   const effects = fakeEffects({
     ...cooperative,
-    onSpawn: (proc) => script.crash ? queueMicrotask(() => proc.exit(1)) : cooperative.onSpawn(proc)
+    onSpawn: (proc) => script.crash ? soon(() => proc.exit(1)) : cooperative.onSpawn(proc)
   })
   const supervisor = new Supervisor({ logsDir: tempLogs(t), logger: silentLogger, effects })
   const drive = (/** @type {Promise<any>} */ promise) => driveClock(effects, promise)

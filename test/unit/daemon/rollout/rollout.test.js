@@ -9,7 +9,7 @@ import { LOG_DEFAULTS } from '../../../../daemon/logs/defaults.js'
 import { LogFiles } from '../../../../daemon/logs/files.js'
 import { DEFAULT_LIMITS } from '../../../../daemon/rollout/plan.js'
 import { rollWorkers } from '../../../../daemon/rollout/rollout.js'
-import { appConfig, cooperative, drive, fakeEffects, silentLogger, tempLogs } from '../../../helpers/fake-effects.js'
+import { appConfig, cooperative, drive, fakeEffects, silentLogger, soon, tempLogs } from '../../../helpers/fake-effects.js'
 
 /**
  * @typedef {'listen' | 'crash' | 'silent' | 'deaf'} Newcomer how the processes spawned by the
@@ -32,7 +32,7 @@ async function runningApp (t, overrides = {}, { balance = 'rr' } = {}) {
   const effects = fakeEffects({
     balance,
     onSpawn (proc) {
-      if (script.newcomer === 'crash') queueMicrotask(() => proc.exit(1))
+      if (script.newcomer === 'crash') soon(() => proc.exit(1))
       else if (script.newcomer !== 'silent') {
         if (script.newcomer === 'deaf') deaf.add(proc)
         cooperative.onSpawn(proc)
