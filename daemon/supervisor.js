@@ -48,7 +48,11 @@ export class Supervisor extends EventEmitter {
     for (const config of configs) {
       const app = this.addApp(Object.freeze({ ...config }), shellEnv)
       this.logger.info({ app: config.name, mode: config.exec_mode, instances: config.instances }, 'starting app')
-      for (const worker of app.workers) worker.dispatch({ type: 'start' })
+      // autostart: false registers the app stopped, held like one `sup stop` stopped
+      for (const worker of app.workers) {
+        if (config.autostart) worker.dispatch({ type: 'start' })
+        else worker.held = true
+      }
       started.push(...app.workers)
     }
     // Past the deadline, answer with the rows as they are: the CLI names those not online.

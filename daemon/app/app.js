@@ -8,6 +8,7 @@ import { SupError } from '../../ipc/errors.js'
 import { STATUS, isRunning, isSettled } from '../lifecycle.js'
 import { tolerateTimeout, until, withDeadline } from '../until.js'
 import { LogSink } from '../logs/sink.js'
+import { trackPidFile } from '../pid-file.js'
 import { AppTriggers } from '../triggers/app-triggers.js'
 import { Worker } from '../worker.js'
 import { REAL_EFFECTS } from './effects.js'
@@ -74,6 +75,7 @@ export class App extends EventEmitter {
   addWorker (instance, runtime = this) {
     const worker = new Worker({ id: this.nextId(), instance, app: runtime, logger: this.logger, effects: this.effects, agentEnv: this.agentEnv })
     worker.on('state', (row) => this.emit('app.state', row))
+    if (runtime.config.pid_file) trackPidFile(worker, runtime.config.pid_file, this.logger)
     worker.on('remove', () => this.removeWorker(worker))
     this.workers.push(worker)
     return worker
