@@ -91,7 +91,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill }) {
   supervisor.on('log', (entry) => server.publish('log', entry))
   supervisor.on('reload.progress', (progress) => server.publish('reload.progress', progress))
   sampler.on('sample', (worker) => server.publish('metrics', metricsEvent(worker)))
-  guardMemory({ sampler, logger, replace: (worker) => replaceCounted(supervisor, worker) })
+  guardMemory({ sampler, logger, replace: (worker) => supervisor.replaceWorker(worker) })
   sampler.start()
   if (metrics) {
     // A port that cannot be opened is logged, not fatal: supervising matters more than exporting.
@@ -119,22 +119,6 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill }) {
 
   logger.info({ home: paths.home, version, socket: paths.socket, balance, persist, sampleInterval }, 'daemon started')
   return { paths, supervisor, persistence, sampler, ready, shutdown }
-}
-
-/**
- * Replace a worker, gracefully in cluster mode (its successor ready first, then it is
- * drained), by a restart in fork mode, and count it as a restart either way: a successor
- * takes over the count of the worker it replaces, one more.
- * @param {Supervisor} supervisor
- * @param {import('./worker.js').Worker} worker
- */
-async function replaceCounted (supervisor, worker) {
-  const restarts = worker.state.restarts + 1
-  const outcome = await supervisor.replaceWorker(worker)
-  for (const { id } of outcome.started) {
-    supervisor.match(String(id))[0]?.dispatch({ type: 'carry-restarts', restarts })
-  }
-  return outcome
 }
 
 /**

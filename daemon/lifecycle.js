@@ -14,6 +14,22 @@ export const STATUS = Object.freeze({
 })
 
 /**
+ * What the daemon asks of a worker's status, defined once (the callers used to re-derive them).
+ * @typedef {Pick<WorkerState, 'status'>} HasStatus
+ */
+
+/** A process is there, or on its way in or out: `ls` shows its uptime and figures. @param {HasStatus} s */
+export const isRunning = (s) => s.status === STATUS.ONLINE || s.status === STATUS.STARTING || s.status === STATUS.STOPPING
+/** Up, or given up on: a worker waiting to retry is still on its way. @param {HasStatus} s */
+export const isStarted = (s) => s.status === STATUS.ONLINE || s.status === STATUS.ERRORED || s.status === STATUS.STOPPED
+/** Past stopping and starting, with no follow-up pending (a restart has run its course). @param {Pick<WorkerState, 'status' | 'then'>} s */
+export const isSettled = (s) => s.status !== STATUS.STARTING && s.status !== STATUS.STOPPING && s.then === null
+/** @param {HasStatus} s */
+export const isStopped = (s) => s.status === STATUS.STOPPED
+/** On its way down or down: stopped, or stopping. @param {HasStatus} s */
+export const isStoppingOrStopped = (s) => s.status === STATUS.STOPPING || s.status === STATUS.STOPPED
+
+/**
  * @typedef {typeof STATUS[keyof typeof STATUS]} Status
  * @typedef {object} WorkerState
  * @property {Status} status

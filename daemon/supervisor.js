@@ -1,46 +1,34 @@
 // @ts-check
-// The app registry: which apps exist, their immutable config, and their workers. RPC
-// handlers call it; it turns requests into lifecycle events and waits on their outcome.
+// The registry of apps (names, worker ids, targets) and the fan-in of their events. RPC
+// handlers call it; it resolves targets to workers and hands the work to the apps
+// (daemon/app/app.js) and to reload (daemon/rollout/reload.js).
 import { EventEmitter } from 'node:events'
 import { SupError } from '../ipc/errors.js'
-import { AppTriggers } from './triggers/app-triggers.js'
-import { STATUS } from './lifecycle.js'
+import { App, restartWorkers, settle } from './app/app.js'
+import { REAL_EFFECTS } from './app/effects.js'
+import { isStarted, isStopped } from './lifecycle.js'
 import { LOG_DEFAULTS } from './logs/defaults.js'
 import { LogFiles } from './logs/files.js'
-import { LogSink } from './logs/sink.js'
-import { reloadApps, replaceWorker, scaleApp } from './rollout/reload.js'
+import { tolerateTimeout, until } from './until.js'
+import { reloadApps, reloadByTrigger, replaceWorker, scaleApp } from './rollout/reload.js'
 import { metricsEvent } from './metrics/sampler.js'
-import { trackPidFile } from './pid-file.js'
 import { HeldSockets } from './sockets/held-sockets.js'
-import { Worker } from './worker.js'
 
-/** Extra time an operation waits beyond the app's own timeouts before answering anyway. */
-const SETTLE_GRACE = 2000
-
-/**
- * @typedef {import('./worker.js').AppRuntime & { workers: Worker[], triggers: AppTriggers, lastRollout?: import('./rollout/reload.js').RolloutSummary }} App
- */
-
-const isSettled = (/** @type {import('./lifecycle.js').WorkerState} */ s) => s.status !== STATUS.STARTING && s.status !== STATUS.STOPPING
-/** Started means up, or given up on: a worker waiting to retry is still on its way. */
-const isStarted = (/** @type {import('./lifecycle.js').WorkerState} */ s) => s.status === STATUS.ONLINE || s.status === STATUS.ERRORED || s.status === STATUS.STOPPED
-const isDown = (/** @type {import('./lifecycle.js').WorkerState} */ s) => s.status === STATUS.STOPPED
+/** @typedef {import('./worker.js').Worker} Worker */
 
 export class Supervisor extends EventEmitter {
   /**
-   * @param {{ logsDir: string, logger: import('pino').Logger, now?: () => number, logDefaults?: import('./logs/defaults.js').LogRotation, agentEnv?: Record<string, string> }} options
+   * @param {{ logsDir: string, logger: import('pino').Logger, effects?: import('./app/effects.js').Effects, logDefaults?: import('./logs/defaults.js').LogRotation, agentEnv?: Record<string, string> }} options
+   *   effects: spawn, timers, clock, process tree and balancing for every worker (tests pass fakes);
    *   agentEnv: extra variables for node workers' agent (the sampling interval)
    */
-  constructor ({ logsDir, logger, now = Date.now, logDefaults = LOG_DEFAULTS, agentEnv = {} }) {
+  constructor ({ logsDir, logger, effects = REAL_EFFECTS, logDefaults = LOG_DEFAULTS, agentEnv = {} }) {
     super()
     this.agentEnv = agentEnv
-    this.logsDir = logsDir
     this.logger = logger
-    this.now = now
-    this.logDefaults = logDefaults
-    this.logFiles = new LogFiles({ logger })
-    /** @type {WeakSet<Worker>} workers stopped by `sup stop`: cron_restart and watch leave them alone */
-    this.held = new WeakSet()
+    this.effects = effects
+    /** @type {import('./app/app.js').LogSetup} */
+    this.logging = { logsDir, files: new LogFiles({ logger }), defaults: logDefaults }
     /** @type {Map<string, App>} */
     this.apps = new Map()
     this.nextId = 0
@@ -64,15 +52,17 @@ export class Supervisor extends EventEmitter {
       // autostart: false registers the app stopped, held like one `sup stop` stopped
       for (const worker of app.workers) {
         if (config.autostart) worker.dispatch({ type: 'start' })
-        else this.held.add(worker)
+        else worker.held = true
       }
       started.push(...app.workers)
     }
-    await this.settle(started, isStarted)
+    // Past the deadline, answer with the rows as they are: the CLI names those not online.
+    await settle(started, isStarted).catch(tolerateTimeout)
     return started.map((w) => w.row())
   }
 
   /**
+   * Create an app, its workers stopped, and register it; its events become the supervisor's.
    * @param {import('../ipc/app-config.js').AppConfig} config
    * @param {Record<string, string>} shellEnv
    * @returns {App}
@@ -80,47 +70,19 @@ export class Supervisor extends EventEmitter {
   addApp (config, shellEnv) {
     // Bound first: an address in use refuses the app before anything of it exists.
     const sockets = config.listen.length > 0 && config.exec_mode === 'fork' ? HeldSockets.bind(config.listen, { app: config.name }) : null
-    const logs = new LogSink({ config, logsDir: this.logsDir, logger: this.logger, files: this.logFiles, defaults: this.logDefaults })
-    logs.on('line', (entry) => this.emit('log', entry))
-    /** @type {App} */
-    const app = { config, shellEnv, logs, workers: [], triggers: /** @type {any} */ (null), sockets }
-    app.triggers = new AppTriggers({ config, logFiles: logs.paths(), restart: (reason) => this.restartByTrigger(app, reason), logger: this.logger })
-    // A log file that fails (or works again) changes the rows: `sup ls` and monit should know.
-    logs.on('status', () => { for (const worker of app.workers) this.emit('app.state', worker.row()) })
-    for (let instance = 0; instance < config.instances; instance++) this.addWorker(app, instance)
-    this.apps.set(config.name, app)
-    return app
-  }
-
-  /**
-   * @param {App} app
-   * @param {number} instance
-   * @param {import('./worker.js').AppRuntime} [runtime] config and env to run it with, when
-   *   not the app's own (the new workers of a reload with changed settings)
-   */
-  addWorker (app, instance, runtime = app) {
-    const worker = new Worker({ id: this.nextId++, instance, app: runtime, logger: this.logger, now: this.now, agentEnv: this.agentEnv })
-    worker.on('state', (row) => this.emit('app.state', row))
-    if (runtime.config.pid_file) trackPidFile(worker, runtime.config.pid_file, this.logger)
-    worker.on('remove', () => this.removeWorker(app, worker))
-    app.workers.push(worker)
-    return worker
-  }
-
-  /**
-   * @param {App} app
-   * @param {Worker} worker
-   */
-  removeWorker (app, worker) {
-    app.workers = app.workers.filter((w) => w !== worker)
-    this.emit('app.state', { ...worker.row(), status: 'deleted' })
-    if (app.workers.length === 0 && this.apps.get(app.config.name) === app) {
-      this.apps.delete(app.config.name)
+    const app = new App({ config, shellEnv, sockets, logging: this.logging, logger: this.logger, nextId: () => this.nextId++, effects: this.effects, agentEnv: this.agentEnv })
+    for (const topic of ['app.state', 'log', 'reload.progress']) app.on(topic, (data) => this.emit(topic, data))
+    app.on('trigger', (reason) => { if (this.apps.get(app.name) === app) reloadByTrigger(app, reason) })
+    app.on('empty', () => {
+      if (this.apps.get(app.name) !== app) return
+      this.apps.delete(app.name)
       app.triggers.stop().catch(() => {})
       app.logs.close()
       app.sockets?.close()
-      this.logger.info({ app: app.config.name }, 'app deleted')
-    }
+      this.logger.info({ app: app.name }, 'app deleted')
+    })
+    this.apps.set(config.name, app)
+    return app
   }
 
   /**
@@ -156,9 +118,9 @@ export class Supervisor extends EventEmitter {
   /** @param {string[]} targets */
   async stop (targets) {
     const workers = this.resolve(targets)
-    for (const worker of workers) this.held.add(worker)
+    for (const worker of workers) worker.held = true
     for (const worker of workers) worker.dispatch({ type: 'stop' })
-    await this.settle(workers, isDown)
+    await settle(workers, isStopped).catch(tolerateTimeout)
     return workers.map((w) => w.row())
   }
 
@@ -169,59 +131,17 @@ export class Supervisor extends EventEmitter {
    */
   async restart (targets, { shellEnv } = {}) {
     const workers = this.resolve(targets)
-    for (const worker of workers) {
-      if (shellEnv) {
-        const app = /** @type {App} */ (this.apps.get(worker.app.config.name))
-        app.shellEnv = shellEnv
-        worker.app = app
-      }
+    if (shellEnv) {
+      for (const worker of workers) this.appOf(worker).swap({ shellEnv }, [worker])
     }
-    return this.restartWorkers(workers)
-  }
-
-  /** @param {Worker[]} workers */
-  async restartWorkers (workers) {
-    for (const worker of workers) {
-      this.held.delete(worker)
-      if (worker.state.status === STATUS.ONLINE || worker.state.status === STATUS.STARTING || worker.state.status === STATUS.STOPPING) {
-        worker.dispatch({ type: 'stop', then: 'start' })
-      } else {
-        worker.dispatch({ type: 'start' })
-      }
-    }
-    // A restarted worker passes through stopping and starting; wait until it is past both.
-    await this.settle(workers, (s) => isSettled(s) && s.then === null)
-    return workers.map((w) => w.row())
-  }
-
-  /**
-   * cron_restart or watch fired: replace the app's workers, except those stopped on purpose.
-   * Through reload, so a cluster app rolls (each new worker ready before an old one drains:
-   * no failed request) where PM2 would restart; a fork-mode app restarts, as in PM2.
-   * @param {App} app
-   * @param {string} reason
-   */
-  restartByTrigger (app, reason) {
-    if (this.apps.get(app.config.name) !== app) return
-    // Left alone: workers stopped by hand, and those that never ran here (restored as stopped).
-    const workers = app.workers.filter((w) => !this.held.has(w) && !(w.state.status === STATUS.STOPPED && w.state.lastExit === null))
-    if (workers.length === 0) return
-    const name = app.config.name
-    this.logger.info({ app: name, reason, strategy: app.config.exec_mode === 'cluster' ? 'rolling reload' : 'restart' }, 'restarting app')
-    this.reload({ targets: workers.map((w) => String(w.id)) }).then(({ apps }) => {
-      const outcome = apps.find((o) => o.name === name)
-      if (outcome?.outcome === 'aborted') this.logger.warn({ app: name, reason, failed: outcome.failed }, 'reload aborted: the old workers keep serving')
-    }, (err) => {
-      // A reload or scale already running (by hand, or the previous tick) is left to finish.
-      const busy = err?.code === 'SUP_ERR_RELOAD_IN_PROGRESS'
-      this.logger.warn({ err: busy ? undefined : err, app: name, reason }, busy ? 'skipped: a reload or scale of the app is under way' : 'restart failed')
-    })
+    return restartWorkers(workers)
   }
 
   /** @param {string[]} targets */
   async delete (targets) {
     const workers = this.resolve(targets)
-    const gone = workers.map((worker) => new Promise((resolve) => worker.once('remove', resolve)))
+    // No deadline: a worker is removed once it has stopped, and the stop ladder ends in SIGKILL.
+    const gone = workers.map((worker) => until(worker, () => worker.removed, undefined, 'remove'))
     for (const worker of workers) worker.dispatch({ type: 'stop', then: 'remove' })
     await Promise.all(gone)
     return workers.map((w) => ({ ...w.row(), status: 'deleted' }))
@@ -257,7 +177,7 @@ export class Supervisor extends EventEmitter {
   /** @param {string} target */
   describe (target) {
     const workers = this.resolve([target])
-    const app = /** @type {App} */ (this.apps.get(workers[0].app.config.name))
+    const app = this.appOf(workers[0])
     return {
       name: app.config.name,
       config: app.config,
@@ -271,7 +191,7 @@ export class Supervisor extends EventEmitter {
   }
 
   /**
-   * Rolling reload (daemon/reload.js).
+   * Rolling reload (daemon/rollout/reload.js).
    * @param {Parameters<typeof reloadApps>[1]} params
    */
   reload (params) {
@@ -279,19 +199,31 @@ export class Supervisor extends EventEmitter {
   }
 
   /**
-   * @param {string} target
+   * @param {string} target an app name (or a worker id of the app)
    * @param {string} spec "4", "+2" or "-1"
    */
   scale (target, spec) {
-    return scaleApp(this, target, spec)
+    return scaleApp(this.apps.get(target) ?? this.appOf(this.resolve([target])[0]), spec)
   }
 
   /**
-   * Gracefully replace one worker: successor ready first, then the old one drained and retired.
+   * Gracefully replace one worker (max_memory_restart): successor ready first, then the old
+   * one drained and retired; counted as a restart.
    * @param {Worker} worker
    */
   replaceWorker (worker) {
-    return replaceWorker(this, worker)
+    return replaceWorker(this.appOf(worker), worker)
+  }
+
+  /**
+   * The app a worker belongs to.
+   * @param {Worker} worker
+   * @returns {App}
+   */
+  appOf (worker) {
+    const app = this.apps.get(worker.app.config.name)
+    if (!app) throw new SupError('SUP_ERR_APP_NOT_FOUND', { target: worker.app.config.name })
+    return app
   }
 
   /**
@@ -308,19 +240,18 @@ export class Supervisor extends EventEmitter {
     await Promise.all([...this.apps.values()].map((app) => app.triggers.stop()))
     const workers = this.list().length > 0 ? this.resolve(['all']) : []
     for (const worker of workers) worker.dispatch({ type: 'stop' })
-    await this.settle(workers, isDown)
+    // Shutting down goes on past the deadline: the logs still get closed, the dump written.
+    await settle(workers, isStopped).catch(tolerateTimeout)
     await Promise.all([...this.apps.values()].map((app) => app.logs.close()))
   }
 
   /**
-   * Wait until every worker satisfies `predicate`, bounded by the slowest timeout that applies.
+   * Wait until every worker satisfies `predicate`, bounded by the slowest timeout that applies;
+   * rejects with SUP_ERR_DAEMON_WAIT_TIMEOUT past it.
    * @param {Worker[]} workers
    * @param {(state: import('./lifecycle.js').WorkerState) => boolean} predicate
    */
-  async settle (workers, predicate) {
-    if (workers.length === 0) return
-    const longest = Math.max(...workers.map((w) => Math.max(w.app.config.listen_timeout, w.app.config.min_uptime) + w.app.config.kill_timeout))
-    const signal = AbortSignal.timeout(longest + SETTLE_GRACE)
-    await Promise.all(workers.map((w) => w.when(predicate, signal)))
+  settle (workers, predicate) {
+    return settle(workers, predicate)
   }
 }

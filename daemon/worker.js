@@ -3,11 +3,11 @@
 // transition table asks for (spawn, signals, timers). The only place that does so.
 import { EventEmitter } from 'node:events'
 import { APP_MESSAGES, toAgent } from '../ipc/agent-protocol.js'
-import { STATUS, initialState, transition } from './lifecycle.js'
+import { STATUS, initialState, isRunning, transition } from './lifecycle.js'
 import { readAgentReport } from './metrics/agent-report.js'
 import { emptyUsage } from './metrics/sampler.js'
-import { listDescendants, sendSignal, signalRecorded } from './process-tree.js'
-import { buildWorkerEnv, spawnWorker, usesAgent } from './spawn-worker.js'
+import { REAL_EFFECTS } from './app/effects.js'
+import { buildWorkerEnv, usesAgent } from './spawn-worker.js'
 
 /**
  * @typedef {object} AppRuntime what a worker needs of its app
@@ -23,21 +23,23 @@ import { buildWorkerEnv, spawnWorker, usesAgent } from './spawn-worker.js'
 
 export class Worker extends EventEmitter {
   /**
-   * @param {{ id: number, instance: number, app: AppRuntime, logger: import('pino').Logger, now?: () => number, agentEnv?: Record<string, string> }} options
+   * @param {{ id: number, instance: number, app: AppRuntime, logger: import('pino').Logger, effects?: import('./app/effects.js').Effects, agentEnv?: Record<string, string> }} options
+   *   effects: spawn, timers, clock and process tree (tests pass fakes);
    *   agentEnv: extra variables for node workers, read (and removed) by the agent
    */
-  constructor ({ id, instance, app, logger, now = Date.now, agentEnv = {} }) {
+  constructor ({ id, instance, app, logger, effects = REAL_EFFECTS, agentEnv = {} }) {
     super()
     this.id = id
     this.instance = instance
     this.app = app
-    this.now = now
+    this.effects = effects
+    this.now = effects.now
     this.agentEnv = agentEnv
     this.logger = logger.child({ app: app.config.name, id, instance })
     this.state = initialState()
     /** @type {import('./spawn-worker.js').SpawnedWorker | null} */
     this.proc = null
-    /** @type {Map<string, NodeJS.Timeout>} */
+    /** @type {Map<string, unknown>} */
     this.timers = new Map()
     /** Descendants recorded when a stop began, killed if they outlive the worker. */
     /** @type {import('./process-tree.js').ProcInfo[]} */
@@ -51,6 +53,8 @@ export class Worker extends EventEmitter {
     this.dispatching = false
     /** True once the worker has left its app (the 'remove' effect ran). */
     this.removed = false
+    /** Stopped by `sup stop`: cron_restart and watch leave it alone until it is started again. */
+    this.held = false
   }
 
   /**
@@ -100,7 +104,7 @@ export class Worker extends EventEmitter {
   spawn () {
     const { config, shellEnv, logs } = this.app
     const env = buildWorkerEnv(config, shellEnv, this.instance)
-    const proc = spawnWorker(config, usesAgent(config) ? { ...env, ...this.agentEnv } : env, this.app.sockets?.handOver() ?? null)
+    const proc = this.effects.spawn(config, usesAgent(config) ? { ...env, ...this.agentEnv } : env, this.app.sockets?.handOver() ?? null)
     this.proc = proc
     this.usage = emptyUsage()
     this.agent = null
@@ -139,20 +143,21 @@ export class Worker extends EventEmitter {
    */
   async stopGracefully (proc) {
     if (!proc?.pid) return
-    this.tree = await listDescendants(proc.pid).catch(() => [])
+    this.tree = await this.effects.tree.list(proc.pid).catch(() => [])
     if (this.proc !== proc || this.state.status !== STATUS.STOPPING) return
     if (this.app.config.shutdown_with_message) proc.send(APP_MESSAGES.shutdown)
-    else sendSignal(proc.pid, 'SIGINT')
+    else this.effects.tree.signal(proc.pid, 'SIGINT')
   }
 
   /** @param {import('./spawn-worker.js').SpawnedWorker | null} proc */
   async killTree (proc) {
     if (!proc?.pid) return
-    const tree = await listDescendants(proc.pid).catch(() => [])
+    const { tree: processes } = this.effects
+    const tree = await processes.list(proc.pid).catch(() => [])
     this.tree = [...this.tree, ...tree]
-    if (proc.ownGroup) sendSignal(-proc.pid, 'SIGKILL')
-    sendSignal(proc.pid, 'SIGKILL')
-    await signalRecorded(this.tree, 'SIGKILL')
+    if (proc.ownGroup) processes.signal(-proc.pid, 'SIGKILL')
+    processes.signal(proc.pid, 'SIGKILL')
+    await processes.signalRecorded(this.tree, 'SIGKILL')
   }
 
   /**
@@ -161,10 +166,10 @@ export class Worker extends EventEmitter {
    * @param {import('./spawn-worker.js').SpawnedWorker | null} proc
    */
   async reapOrphans (proc) {
-    if (proc?.ownGroup && proc.pid) sendSignal(-proc.pid, 'SIGKILL')
+    if (proc?.ownGroup && proc.pid) this.effects.tree.signal(-proc.pid, 'SIGKILL')
     const tree = this.tree
     this.tree = []
-    const killed = await signalRecorded(tree, 'SIGKILL')
+    const killed = await this.effects.tree.signalRecorded(tree, 'SIGKILL')
     if (killed > 0) this.logger.info({ killed }, 'killed processes the worker left behind')
   }
 
@@ -174,7 +179,7 @@ export class Worker extends EventEmitter {
    */
   setTimer (name, ms) {
     this.clearTimer(name)
-    this.timers.set(name, setTimeout(() => {
+    this.timers.set(name, this.effects.timers.setTimeout(() => {
       this.timers.delete(name)
       this.dispatch({ type: 'timer', name })
     }, ms))
@@ -182,34 +187,14 @@ export class Worker extends EventEmitter {
 
   /** @param {import('./lifecycle.js').TimerName} name */
   clearTimer (name) {
-    clearTimeout(this.timers.get(name))
+    if (this.timers.has(name)) this.effects.timers.clearTimeout(this.timers.get(name))
     this.timers.delete(name)
-  }
-
-  /**
-   * Resolves once `predicate` holds for this worker's state (checked now and on every change).
-   * @param {(state: import('./lifecycle.js').WorkerState) => boolean} predicate
-   * @param {AbortSignal} [signal] gives up quietly when aborted
-   * @returns {Promise<void>}
-   */
-  when (predicate, signal) {
-    return new Promise((resolve) => {
-      if (predicate(this.state) || signal?.aborted) return resolve()
-      const done = () => {
-        this.off('state', check)
-        signal?.removeEventListener('abort', done)
-        resolve()
-      }
-      const check = () => { if (predicate(this.state)) done() }
-      this.on('state', check)
-      signal?.addEventListener('abort', done, { once: true })
-    })
   }
 
   /** @returns {WorkerRow} */
   row () {
     const { state } = this
-    const running = state.status === STATUS.ONLINE || state.status === STATUS.STARTING || state.status === STATUS.STOPPING
+    const running = isRunning(state)
     return {
       id: this.id,
       name: this.app.config.name,

@@ -25,6 +25,7 @@ export const ERRORS = Object.freeze({
   SUP_ERR_DAEMON_ALREADY_RUNNING: { message: 'a daemon is already running for {home} (pid {pid})' },
   SUP_ERR_DAEMON_SHUTTING_DOWN: { message: 'the daemon is shutting down; try again in a moment' },
   SUP_ERR_DAEMON_BALANCE_MISMATCH: { message: 'the daemon for {home} balances connections with "{daemon}", fixed when it started; for "{wanted}" run "sup kill", then start again with --balance {wanted}' },
+  SUP_ERR_DAEMON_WAIT_TIMEOUT: { message: 'gave up waiting for {what} after {ms} ms' },
   SUP_ERR_APP_NOT_FOUND: { message: 'app "{target}" not found (sup ls lists apps)' },
   SUP_ERR_APP_ALREADY_EXISTS: { message: 'app "{name}" already exists (sup restart {name}, or start it with another --name)' },
   SUP_ERR_APP_NAME_INVALID: { message: 'app name "{name}" is not allowed: use letters, digits, ".", "_" and "-", not starting with "." or "-", at most 64 characters' },

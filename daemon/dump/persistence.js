@@ -3,24 +3,26 @@
 // and `sup save`. It listens to the supervisor's 'app.state' events (every spawn, exit, stop,
 // delete and scale raises one) and writes one dump at a time, coalescing bursts; nothing else
 // in the daemon needs to know the dump exists.
+import { EventEmitter } from 'node:events'
 import { readFile } from 'node:fs/promises'
 import { SupError } from '../../ipc/errors.js'
 import { buildDump, workersToSave } from './format.js'
 import { loadDump, writeFileAtomic } from './store.js'
-import { STATUS } from '../lifecycle.js'
+import { isStarted } from '../lifecycle.js'
 import { readProcess } from '../process-tree.js'
 import { reapPrevious } from './reap-previous.js'
 import { classifyPrevious, mergeParked, planRestore, recordedWorkers } from './restore-plan.js'
+import { tolerateTimeout, until } from '../until.js'
 
 /** @typedef {import('./format.js').DumpApp} DumpApp */
 
-const isStarted = (/** @type {import('../lifecycle.js').WorkerState} */ s) => s.status === STATUS.ONLINE || s.status === STATUS.ERRORED || s.status === STATUS.STOPPED
-
-export class Persistence {
+/** Emits 'written' each time the changes made up to a generation are on disk (or failed). */
+export class Persistence extends EventEmitter {
   /**
    * @param {{ file: string, supervisor: import('../supervisor.js').Supervisor, logger: import('pino').Logger, version: string, now?: () => number }} options
    */
   constructor ({ file, supervisor, logger, version, now = Date.now }) {
+    super()
     this.file = file
     this.version = version
     this.now = now
@@ -45,8 +47,6 @@ export class Persistence {
     this.written = 0
     /** @type {Promise<void> | null} */
     this.draining = null
-    /** @type {Array<{ target: number, resolve: () => void }>} */
-    this.waiters = []
     /** @type {Promise<unknown>} one file operation at a time */
     this.queue = Promise.resolve()
     /** @type {Map<number, string>} */
@@ -90,7 +90,8 @@ export class Persistence {
     const at = this.now()
     const apps = plan.restore.map((entry) => this.register(entry, shellEnv, { from: 'resurrect', at }))
     this.parked = this.parked.filter((p) => !this.supervisor.apps.has(p.config.name))
-    await this.supervisor.settle(apps.flatMap((app) => app.started), isStarted)
+    // Past the deadline, answer with the rows as they are, as `sup start` does.
+    await this.supervisor.settle(apps.flatMap((app) => app.started), isStarted).catch(tolerateTimeout)
     return {
       file: this.file,
       source: loaded.source,
@@ -137,8 +138,7 @@ export class Persistence {
    */
   idle () {
     const target = this.generation
-    if (this.written >= target || this.closed) return Promise.resolve()
-    return new Promise((resolve) => this.waiters.push({ target, resolve }))
+    return until(this, () => this.written >= target || this.closed, undefined, 'written')
   }
 
   /**
@@ -188,11 +188,7 @@ export class Persistence {
   }
 
   wake () {
-    this.waiters = this.waiters.filter((w) => {
-      if (this.written < w.target && !this.closed) return true
-      w.resolve()
-      return false
-    })
+    this.emit('written')
   }
 
   /**

@@ -2,22 +2,25 @@
 // Carries out a rolling replacement: start new workers, wait until each is ready (bounded by
 // listen_timeout), retire old ones by draining them, and give up, keeping the old workers,
 // when a new one fails. What to do next comes from reload-plan.js; this file does the waiting.
-import cluster from 'node:cluster'
-import { STATUS } from '../lifecycle.js'
+import { EventEmitter } from 'node:events'
+import { STATUS, isStoppingOrStopped } from '../lifecycle.js'
+import { tolerateTimeout, until, withDeadline } from '../until.js'
 import { planRollStep } from './plan.js'
 
 /** Beyond its own timeouts, how long a retiring worker may take to be gone before we stop waiting. */
 const RETIRE_GRACE = 5000
 
 /**
- * @typedef {import('../supervisor.js').App} App
  * @typedef {import('../worker.js').Worker} Worker
  * @typedef {import('../worker.js').AppRuntime} AppRuntime
  * @typedef {{ id: number, instance: number, pid: number | null }} WorkerRef
  *
+ * @typedef {Pick<import('../app/app.js').App, 'config' | 'workers' | 'addWorker' | 'effects'>} RolloutHost
+ *   what a rollout needs of its app: its config and workers, a way to add a worker, and the
+ *   clock, timers and balancing
+ *
  * @typedef {object} RolloutOptions
- * @property {{ addWorker: (app: App, instance: number, runtime?: AppRuntime) => Worker }} supervisor
- * @property {App} app
+ * @property {RolloutHost} app
  * @property {Worker[]} old workers to retire
  * @property {number[]} instances instance numbers the new workers take
  * @property {AppRuntime} [runtime] config and environment of the new workers (default: the app's)
@@ -40,8 +43,9 @@ const RETIRE_GRACE = 5000
  * @param {RolloutOptions} options
  * @returns {Promise<RolloutResult>}
  */
-export async function rollWorkers ({ supervisor, app, old, instances, runtime = app, limits, report = () => {} }) {
-  const { config } = runtime
+export async function rollWorkers ({ app, old, instances, runtime, limits, report = () => {} }) {
+  const { config } = runtime ?? app
+  const { now, timers } = app.effects
   // An app whose workers listen is ready when the new one listens too; one that never
   // listens (a queue consumer) is ready once online (min_uptime).
   const expectListen = [...old, ...app.workers].some((w) => w.state.listening)
@@ -52,42 +56,50 @@ export async function rollWorkers ({ supervisor, app, old, instances, runtime = 
   const retiring = []
   /** @type {RolloutResult} */
   const result = { outcome: 'done', reason: null, started: [], retired: [], failed: [] }
-  const waiter = createWaiter()
+  // Every change of a worker this rollout watches, in one place; `changed` keeps one that
+  // comes while the loop is busy, so the next wait does not miss it.
+  const changes = new EventEmitter()
+  let changed = false
+  const wake = () => {
+    changed = true
+    changes.emit('change')
+  }
   /** @type {Worker[]} */
   const watched = []
   const watch = (/** @type {Worker} */ w) => {
-    w.on('change', waiter.wake)
+    w.on('change', wake)
     watched.push(w)
   }
   old.forEach(watch)
 
   const start = (/** @type {number} */ instance) => {
-    const worker = supervisor.addWorker(app, instance, runtime)
+    const worker = app.addWorker(instance, runtime)
     watch(worker)
     // With wait_ready, a worker listens before it is ready; while others serve, it declines
     // connections (the primary hands them to another worker) until its 'ready'.
-    const gated = config.wait_ready && config.exec_mode === 'cluster' && cluster.schedulingPolicy === cluster.SCHED_RR &&
+    const gated = config.wait_ready && config.exec_mode === 'cluster' && app.effects.balance() === 'rr' &&
       app.workers.some((w) => w !== worker && w.state.status === STATUS.ONLINE)
     worker.dispatch({ type: 'start' })
     if (gated) worker.tellAgent('gate')
-    fresh.set(worker, { instance, pid: worker.state.pid, deadline: Date.now() + config.listen_timeout, lastExit: worker.state.lastExit, ready: false, gated })
+    fresh.set(worker, { instance, pid: worker.state.pid, deadline: now() + config.listen_timeout, lastExit: worker.state.lastExit, ready: false, gated })
     report({ phase: 'start', id: worker.id, instance, pid: worker.state.pid, total: instances.length })
   }
 
   const retire = async (/** @type {Worker} */ worker) => {
     const ref = refOf(worker)
-    const since = Date.now()
-    const gone = waitRemoved(worker, 2 * worker.app.config.kill_timeout + RETIRE_GRACE)
+    const since = now()
+    const gone = waitRemoved(worker, 2 * worker.app.config.kill_timeout + RETIRE_GRACE, timers)
     const drain = worker.state.status === STATUS.ONLINE && canDrain(worker.app)
     worker.dispatch({ type: 'stop', then: 'remove', drain })
     await gone
     result.retired.push(ref)
-    report({ phase: 'retired', ...ref, ms: Date.now() - since })
+    report({ phase: 'retired', ...ref, ms: now() - since })
   }
 
   try {
     while (true) {
-      const now = Date.now()
+      changed = false
+      const at = now()
       /** @type {Worker[]} */
       const readyNow = []
       for (const [worker, info] of fresh) {
@@ -98,7 +110,7 @@ export async function rollWorkers ({ supervisor, app, old, instances, runtime = 
           readyNow.push(worker)
           continue
         }
-        result.reason = whyFailed(worker, info, now, config)
+        result.reason = whyFailed(worker, info, at, config)
         if (result.reason !== null) break
       }
       if (result.reason !== null) break
@@ -122,7 +134,9 @@ export async function rollWorkers ({ supervisor, app, old, instances, runtime = 
         break
       }
       const next = Math.min(...waiting.map((f) => f.deadline))
-      await waiter.wait(Number.isFinite(next) ? next - now : 60_000)
+      // Until a worker changes, or the next new worker's deadline comes: then the loop judges it.
+      await withDeadline(Math.max(0, Number.isFinite(next) ? next - at : 60_000), timers, 'a worker of the rollout to change', (signal) => until(changes, () => changed, signal))
+        .catch(tolerateTimeout)
     }
 
     if (result.reason !== null) {
@@ -130,7 +144,7 @@ export async function rollWorkers ({ supervisor, app, old, instances, runtime = 
       const failed = [...fresh].filter(([, info]) => !info.ready).map(([w]) => w)
       for (const worker of failed) {
         result.failed.push({ id: worker.id, instance: worker.instance, pid: fresh.get(worker)?.pid ?? null })
-        const gone = waitRemoved(worker, 2 * config.kill_timeout + RETIRE_GRACE)
+        const gone = waitRemoved(worker, 2 * config.kill_timeout + RETIRE_GRACE, timers)
         // Drained like an old worker: a failed one that listens (a gated wait_ready worker)
         // may have a connection hand-off in flight that a bare SIGINT would lose.
         worker.dispatch({ type: 'stop', then: 'remove', drain: config.exec_mode === 'cluster' })
@@ -141,7 +155,7 @@ export async function rollWorkers ({ supervisor, app, old, instances, runtime = 
     await Promise.all(retiring)
     return result
   } finally {
-    for (const w of watched) w.off('change', waiter.wake)
+    for (const w of watched) w.off('change', wake)
   }
 }
 
@@ -192,7 +206,7 @@ function whyFailed (worker, info, now, config) {
     const how = s.lastExit.signal ? `signal ${s.lastExit.signal}` : `code ${s.lastExit.code}`
     return `${who} exited with ${how} before it was ready (sup logs ${config.name} --err --nostream shows why)`
   }
-  if (worker.removed || s.status === STATUS.STOPPING || s.status === STATUS.STOPPED) return `${who} was stopped by another command`
+  if (worker.removed || isStoppingOrStopped(s)) return `${who} was stopped by another command`
   if (now >= info.deadline) {
     const what = config.wait_ready ? 'sent "ready"' : 'listened'
     return `${who} was not ready within listen_timeout (${config.listen_timeout} ms): it never ${what} (raise --listen-timeout if it needs longer)`
@@ -228,46 +242,10 @@ function refOf (worker) {
  * Resolves once the worker has left its app, or after `ms` (it then goes on stopping alone).
  * @param {Worker} worker
  * @param {number} ms
+ * @param {import('../app/effects.js').Timers} timers
  * @returns {Promise<void>}
  */
-function waitRemoved (worker, ms) {
-  if (worker.removed) return Promise.resolve()
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer)
-      worker.off('remove', done)
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    worker.once('remove', done)
-  })
-}
-
-/** Sleep until woken by a worker change or the timeout, without missing a wake in between. */
-function createWaiter () {
-  let dirty = false
-  let wakeUp = () => {}
-  return {
-    wake () {
-      dirty = true
-      wakeUp()
-    },
-    /** @param {number} ms */
-    wait (ms) {
-      return new Promise((resolve) => {
-        if (dirty) {
-          dirty = false
-          return resolve(undefined)
-        }
-        const done = () => {
-          clearTimeout(timer)
-          wakeUp = () => {}
-          dirty = false
-          resolve(undefined)
-        }
-        const timer = setTimeout(done, Math.max(0, ms))
-        wakeUp = done
-      })
-    }
-  }
+function waitRemoved (worker, ms, timers) {
+  return withDeadline(ms, timers, `worker ${worker.id} to be gone`, (signal) => until(worker, () => worker.removed, signal, 'remove'))
+    .catch(tolerateTimeout)
 }

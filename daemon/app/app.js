@@ -1,0 +1,198 @@
+// @ts-check
+// One app in the daemon: its config (and the swap to a new one on reload or restart), its
+// workers, its log sink, its triggers (cron_restart, watch), the rollout under way (one at a
+// time: the lock) and how the last one ended. It emits what happens to it; the Supervisor,
+// which keeps the registry of apps, fans the events in.
+import { EventEmitter } from 'node:events'
+import { SupError } from '../../ipc/errors.js'
+import { STATUS, isRunning, isSettled } from '../lifecycle.js'
+import { tolerateTimeout, until, withDeadline } from '../until.js'
+import { LogSink } from '../logs/sink.js'
+import { trackPidFile } from '../pid-file.js'
+import { AppTriggers } from '../triggers/app-triggers.js'
+import { Worker } from '../worker.js'
+import { REAL_EFFECTS } from './effects.js'
+
+/**
+ * @typedef {import('../../ipc/app-config.js').AppConfig} AppConfig
+ * @typedef {import('../rollout/reload.js').RolloutSummary} RolloutSummary
+ * @typedef {'reload' | 'scale' | 'replace'} RolloutOp
+ *
+ * @typedef {object} LogSetup what every app's log sink shares
+ * @property {string} logsDir
+ * @property {import('../logs/files.js').LogFiles} files the daemon's writers, one per path
+ * @property {import('../logs/defaults.js').LogRotation} defaults
+ */
+
+/**
+ * Events: 'app.state' (a worker row), 'log' (a line), 'reload.progress', 'trigger' (reason:
+ * cron_restart or watch fired), 'empty' (its last worker has gone).
+ */
+export class App extends EventEmitter {
+  /**
+   * @param {object} options
+   * @param {AppConfig} options.config frozen
+   * @param {Record<string, string>} options.shellEnv the caller's environment at start
+   * @param {LogSetup} options.logging
+   * @param {import('pino').Logger} options.logger
+   * @param {() => number} options.nextId hands out worker ids (they are the registry's)
+   * @param {import('./effects.js').Effects} [options.effects]
+   * @param {Record<string, string>} [options.agentEnv] extra variables for node workers' agent
+   * @param {import('../sockets/held-sockets.js').HeldSockets | null} [options.sockets] the
+   *   sockets the daemon holds for the app (fork mode, `listen`): every generation is handed them
+   */
+  constructor ({ config, shellEnv, logging, logger, nextId, effects = REAL_EFFECTS, agentEnv = {}, sockets = null }) {
+    super()
+    this.config = config
+    this.shellEnv = shellEnv
+    this.sockets = sockets
+    this.logger = logger
+    this.nextId = nextId
+    this.effects = effects
+    this.agentEnv = agentEnv
+    /** @type {{ from: string, at: number } | undefined} set when the app came back from the dump */
+    this.restored = undefined
+    /** @type {Worker[]} */
+    this.workers = []
+    /** @type {RolloutOp | null} the rollout under way: one at a time */
+    this.rollout = null
+    /** @type {RolloutSummary | null} how the last reload, scale or replace ended */
+    this.lastRollout = null
+    this.logs = new LogSink({ config, logsDir: logging.logsDir, logger, files: logging.files, defaults: logging.defaults })
+    this.logs.on('line', (entry) => this.emit('log', entry))
+    // A log file that fails (or works again) changes the rows: `sup ls` and monit should know.
+    this.logs.on('status', () => this.announce())
+    this.triggers = new AppTriggers({ config, logFiles: this.logs.paths(), restart: (reason) => this.emit('trigger', reason), logger })
+    for (let instance = 0; instance < config.instances; instance++) this.addWorker(instance)
+  }
+
+  get name () {
+    return this.config.name
+  }
+
+  /**
+   * @param {number} instance
+   * @param {import('../worker.js').AppRuntime} [runtime] config and env to run it with, when
+   *   not the app's own (the new workers of a reload with changed settings)
+   */
+  addWorker (instance, runtime = this) {
+    const worker = new Worker({ id: this.nextId(), instance, app: runtime, logger: this.logger, effects: this.effects, agentEnv: this.agentEnv })
+    worker.on('state', (row) => this.emit('app.state', row))
+    if (runtime.config.pid_file) trackPidFile(worker, runtime.config.pid_file, this.logger)
+    worker.on('remove', () => this.removeWorker(worker))
+    this.workers.push(worker)
+    return worker
+  }
+
+  /** @param {Worker} worker */
+  removeWorker (worker) {
+    this.workers = this.workers.filter((w) => w !== worker)
+    this.emit('app.state', { ...worker.row(), status: 'deleted' })
+    if (this.workers.length === 0) this.emit('empty')
+  }
+
+  /**
+   * Take on a new config or environment, and have `workers` run with it from now on.
+   * @param {{ config?: AppConfig, shellEnv?: Record<string, string> }} next
+   * @param {Worker[]} [workers]
+   */
+  swap ({ config = this.config, shellEnv = this.shellEnv }, workers = this.workers) {
+    this.config = config
+    this.shellEnv = shellEnv
+    for (const worker of workers) worker.app = this
+  }
+
+  /**
+   * A state event for each worker, so that what follows the app (persistence, monit) sees its
+   * new config now rather than at the next change.
+   */
+  announce () {
+    for (const worker of this.workers) this.emit('app.state', worker.row())
+  }
+
+  /**
+   * Mark the app as having a rollout under way; refused while it has one.
+   * @param {RolloutOp} op
+   * @returns {() => void} release, safe to call twice
+   */
+  lock (op) {
+    if (this.rollout) throw new SupError('SUP_ERR_RELOAD_IN_PROGRESS', { name: this.name, op: this.rollout })
+    this.rollout = op
+    let held = true
+    return () => {
+      if (!held) return
+      held = false
+      this.rollout = null
+    }
+  }
+
+  /**
+   * Progress of a rollout, as it happens (the `reload.progress` topic).
+   * @param {RolloutOp} op
+   */
+  reporter (op) {
+    return (/** @type {Record<string, unknown>} */ progress) => this.emit('reload.progress', { name: this.name, op, ...progress, at: this.effects.now() })
+  }
+
+  /**
+   * Workers that cron_restart and watch replace: not those stopped by hand, nor those that
+   * never ran here (restored as stopped).
+   */
+  triggerable () {
+    return this.workers.filter((w) => !w.held && !(w.state.status === STATUS.STOPPED && w.state.lastExit === null))
+  }
+}
+
+/**
+ * Lock several apps at once: all of them, or none when one is busy.
+ * @param {App[]} apps
+ * @param {RolloutOp} op
+ * @returns {(app?: App) => void} release one app, or every one still held
+ */
+export function lockApps (apps, op) {
+  for (const app of apps) {
+    if (app.rollout) throw new SupError('SUP_ERR_RELOAD_IN_PROGRESS', { name: app.name, op: app.rollout })
+  }
+  const releases = new Map(apps.map((app) => [app, app.lock(op)]))
+  return (app) => {
+    for (const [held, release] of releases) if (!app || held === app) release()
+  }
+}
+
+/** Extra time an operation waits beyond the app's own timeouts before answering anyway. */
+const SETTLE_GRACE = 2000
+
+/**
+ * Wait until every worker satisfies `predicate`, bounded by the slowest timeout that applies;
+ * rejects with SUP_ERR_DAEMON_WAIT_TIMEOUT past it.
+ * @param {Worker[]} workers
+ * @param {(state: import('../lifecycle.js').WorkerState) => boolean} predicate
+ * @returns {Promise<void>}
+ */
+export async function settle (workers, predicate) {
+  if (workers.length === 0) return
+  const longest = Math.max(...workers.map((w) => Math.max(w.app.config.listen_timeout, w.app.config.min_uptime) + w.app.config.kill_timeout))
+  await withDeadline(longest + SETTLE_GRACE, workers[0].effects.timers, `${workers.length} worker(s) to settle`, async (signal) => {
+    await Promise.all(workers.map((w) => until(w, () => predicate(w.state), signal)))
+  })
+}
+
+/**
+ * Stop and start workers (or start those that are not running), and wait until each is past
+ * both; a restart takes a worker out of `sup stop`'s hold.
+ * @param {Worker[]} workers
+ */
+export async function restartWorkers (workers) {
+  for (const worker of workers) {
+    worker.held = false
+    if (isRunning(worker.state)) {
+      worker.dispatch({ type: 'stop', then: 'start' })
+    } else {
+      worker.dispatch({ type: 'start' })
+    }
+  }
+  // A restarted worker passes through stopping and starting; wait until it is past both. Past
+  // the deadline, answer with the rows as they are: they show who is still on the way.
+  await settle(workers, isSettled).catch(tolerateTimeout)
+  return workers.map((w) => w.row())
+}

@@ -1,0 +1,77 @@
+// @ts-check
+// Persistence over a supervisor of fake processes: a burst of changes costs one write and
+// idle() waits for it; shutdown writes the apps as they were before they were stopped; a
+// resurrect restores what is not running yet, once.
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { Persistence } from '../../../../daemon/dump/persistence.js'
+import { Supervisor } from '../../../../daemon/supervisor.js'
+import { appConfig, cooperative, drive as driveClock, fakeEffects, silentLogger, tempLogs } from '../../../helpers/fake-effects.js'
+
+/**
+ * @param {import('node:test').TestContext} t
+ * @param {string} [file] the dump, when a second daemon reads the first one's
+ */
+async function setup (t, file) {
+  const dir = tempLogs(t)
+  const effects = fakeEffects(cooperative)
+  const supervisor = new Supervisor({ logsDir: dir, logger: silentLogger, effects })
+  const persistence = new Persistence({ file: file ?? join(dir, 'dump.json'), supervisor, logger: silentLogger, version: '0.0.0-test', now: effects.now })
+  /** @type {string[]} */
+  const writes = []
+  const write = persistence.write.bind(persistence)
+  persistence.write = (apps, reason, state) => {
+    writes.push(reason)
+    return write(apps, reason, state)
+  }
+  await persistence.open()
+  const drive = (/** @type {Promise<any>} */ promise) => driveClock(effects, promise)
+  const read = () => JSON.parse(readFileSync(persistence.file, 'utf8'))
+  return { supervisor, persistence, effects, writes, drive, read }
+}
+
+test('a burst of changes is written at most twice, and idle() resolves once it is on disk', async (t) => {
+  const { supervisor, persistence, writes, drive, read } = await setup(t)
+  // 4 workers: 8 state changes (starting, online) within a few ticks.
+  await drive(supervisor.start([appConfig({ name: 'a', instances: 4 })], {}))
+  await persistence.idle()
+  assert.ok(writes.length >= 1 && writes.length <= 2, `${writes.length} writes`)
+  const dump = read()
+  assert.deepEqual(dump.apps.map((/** @type {any} */ a) => [a.config.name, a.workers.length]), [['a', 4]])
+  assert.equal(dump.daemon.state, 'running')
+})
+
+test('shutdown writes the apps as they ran before the stop, marked stopped', async (t) => {
+  const { supervisor, persistence, drive, read } = await setup(t)
+  await drive(supervisor.start([appConfig({ name: 'a', instances: 2 })], {}))
+  await persistence.idle()
+  const writeDump = persistence.beginShutdown()
+  await drive(supervisor.stopAll())
+  await writeDump()
+  const dump = read()
+  assert.equal(dump.daemon.state, 'stopped')
+  assert.deepEqual(dump.apps[0].workers.map((/** @type {any} */ w) => w.run), [true, true], 'they were running when the shutdown began')
+  await assert.rejects(persistence.save({}), { code: 'SUP_ERR_DAEMON_SHUTTING_DOWN' })
+})
+
+test('after a clean stop the next daemon starts empty; resurrect brings the apps back, once', async (t) => {
+  const before = await setup(t)
+  await before.drive(before.supervisor.start([appConfig({ name: 'a', instances: 2 }), appConfig({ name: 'b', instances: 1 })], {}))
+  await before.persistence.idle()
+  const writeDump = before.persistence.beginShutdown()
+  await before.drive(before.supervisor.stopAll())
+  await writeDump()
+
+  const { supervisor, persistence, drive } = await setup(t, before.persistence.file)
+  assert.deepEqual(supervisor.list(), [])
+  assert.deepEqual(persistence.status().parked, ['a', 'b'])
+  const first = await drive(persistence.resurrect({}))
+  assert.deepEqual(first.apps, ['a', 'b'])
+  assert.deepEqual(supervisor.list().map((r) => `${r.name}:${r.status}`), ['a:online', 'a:online', 'b:online'])
+  assert.ok(supervisor.apps.get('a')?.restored, 'marked as restored')
+  const second = await drive(persistence.resurrect({}))
+  assert.deepEqual(second.apps, [])
+  assert.equal(supervisor.list().length, 3)
+})

@@ -1,0 +1,114 @@
+// @ts-check
+// The registry and the fan-in, on fake processes and a fake clock: names are checked before
+// anything starts, an app leaves the registry with its last worker, events reach the
+// supervisor, workers stopped by hand are left alone by triggers, --update-env.
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { Supervisor } from '../../../daemon/supervisor.js'
+import { appConfig, cooperative, drive, fakeEffects, silentLogger, tempLogs } from '../../helpers/fake-effects.js'
+
+/**
+ * @param {import('node:test').TestContext} t
+ * @param {Parameters<typeof fakeEffects>[0]} [options]
+ */
+function setup (t, options = cooperative) {
+  const effects = fakeEffects(options)
+  const supervisor = new Supervisor({ logsDir: tempLogs(t), logger: silentLogger, effects })
+  return { effects, supervisor }
+}
+
+describe('Supervisor', () => {
+  test('start checks every name first: one taken, nothing starts', async (t) => {
+    const { effects, supervisor } = setup(t)
+    await drive(effects, supervisor.start([appConfig({ name: 'a' })], {}))
+    const spawned = effects.spawned.length
+    await assert.rejects(supervisor.start([appConfig({ name: 'b' }), appConfig({ name: 'a' })], {}), { code: 'SUP_ERR_APP_ALREADY_EXISTS' })
+    await assert.rejects(supervisor.start([appConfig({ name: 'c' }), appConfig({ name: 'c' })], {}), { code: 'SUP_ERR_APP_ALREADY_EXISTS' })
+    assert.equal(effects.spawned.length, spawned)
+    assert.deepEqual([...supervisor.apps.keys()], ['a'])
+  })
+
+  test('ids go on across apps and are never reused; targets resolve by name, id and "all"', async (t) => {
+    const { effects, supervisor } = setup(t)
+    await drive(effects, supervisor.start([appConfig({ name: 'a', instances: 2 }), appConfig({ name: 'b', instances: 1 })], {}))
+    assert.deepEqual(supervisor.list().map((r) => [r.name, r.id]), [['a', 0], ['a', 1], ['b', 2]])
+    assert.deepEqual(supervisor.resolve(['b', '1']).map((w) => w.id), [2, 1])
+    assert.deepEqual(supervisor.resolve(['all']).map((w) => w.id), [0, 1, 2])
+    assert.throws(() => supervisor.resolve(['nope']), { code: 'SUP_ERR_APP_NOT_FOUND' })
+    await drive(effects, supervisor.delete(['b']))
+    await drive(effects, supervisor.start([appConfig({ name: 'b', instances: 1 })], {}))
+    assert.deepEqual(supervisor.list().map((r) => r.id), [0, 1, 3])
+  })
+
+  test('the apps\' events come out of the supervisor: app.state, log, reload.progress', async (t) => {
+    const { effects, supervisor } = setup(t)
+    /** @type {string[]} */
+    const seen = []
+    for (const topic of ['app.state', 'log', 'reload.progress']) supervisor.on(topic, () => seen.push(topic))
+    await drive(effects, supervisor.start([appConfig({ name: 'a', instances: 1 })], {}))
+    assert.ok(seen.includes('app.state'))
+    const app = /** @type {import('../../../daemon/app/app.js').App} */ (supervisor.apps.get('a'))
+    app.logs.emit('line', { line: 'hello' })
+    await drive(effects, supervisor.reload({ targets: ['a'] }))
+    assert.ok(seen.includes('log'))
+    assert.ok(seen.includes('reload.progress'))
+  })
+
+  test('deleting the last worker takes the app out of the registry; a new app of that name is another app', async (t) => {
+    const { effects, supervisor } = setup(t)
+    await drive(effects, supervisor.start([appConfig({ name: 'a', instances: 2 })], {}))
+    const first = supervisor.apps.get('a')
+    await drive(effects, supervisor.delete(['0']))
+    assert.equal(supervisor.apps.get('a'), first, 'one worker left: still there')
+    const rows = await drive(effects, supervisor.delete(['a']))
+    assert.deepEqual(rows.map((r) => r.status), ['deleted'])
+    assert.equal(supervisor.apps.has('a'), false)
+    await drive(effects, supervisor.start([appConfig({ name: 'a', instances: 1 })], {}))
+    assert.notEqual(supervisor.apps.get('a'), first)
+  })
+
+  test('a trigger restarts the workers, except those stopped by hand; a restart lifts the hold', async (t) => {
+    const { effects, supervisor } = setup(t)
+    await drive(effects, supervisor.start([appConfig({ name: 'a', exec_mode: 'fork', instances: 2 })], {}))
+    await drive(effects, supervisor.stop(['0']))
+    const app = /** @type {import('../../../daemon/app/app.js').App} */ (supervisor.apps.get('a'))
+    const before = supervisor.list().map((r) => r.restarts)
+    app.emit('trigger', 'cron_restart "* * * * *"')
+    await effects.clock.advance(5000)
+    const after = supervisor.list()
+    assert.equal(after[0].status, 'stopped')
+    assert.equal(after[0].restarts, before[0], 'the held worker was left alone')
+    assert.equal(after[1].restarts, before[1] + 1)
+    await drive(effects, supervisor.restart(['0']))
+    assert.deepEqual(app.triggerable().map((w) => w.id), [0, 1])
+  })
+
+  test('a trigger of an app no longer registered does nothing', async (t) => {
+    const { effects, supervisor } = setup(t)
+    await drive(effects, supervisor.start([appConfig({ name: 'a', exec_mode: 'fork', instances: 1 })], {}))
+    const app = /** @type {import('../../../daemon/app/app.js').App} */ (supervisor.apps.get('a'))
+    await drive(effects, supervisor.delete(['a']))
+    const spawned = effects.spawned.length
+    app.emit('trigger', 'watch: x changed')
+    await effects.clock.advance(5000)
+    assert.equal(effects.spawned.length, spawned)
+  })
+
+  test('restart with a new shell environment: the named workers start with it', async (t) => {
+    const { effects, supervisor } = setup(t)
+    await drive(effects, supervisor.start([appConfig({ name: 'a', instances: 1, env: { PORT: '1' } })], { SHELL_VAR: 'old' }))
+    await drive(effects, supervisor.restart(['a'], { shellEnv: { SHELL_VAR: 'new' } }))
+    const last = effects.spawned[effects.spawned.length - 1]
+    assert.equal(last.env.SHELL_VAR, 'new')
+    assert.equal(last.env.PORT, '1')
+    assert.equal(supervisor.apps.get('a')?.shellEnv.SHELL_VAR, 'new')
+  })
+
+  test('stopAll stops every worker of every app', async (t) => {
+    const { effects, supervisor } = setup(t)
+    await drive(effects, supervisor.start([appConfig({ name: 'a', instances: 2 }), appConfig({ name: 'b', exec_mode: 'fork', instances: 1 })], {}))
+    await drive(effects, supervisor.stopAll())
+    assert.deepEqual(supervisor.list().map((r) => r.status), ['stopped', 'stopped', 'stopped'])
+    assert.ok(effects.spawned.every((p) => p.exited))
+  })
+})
