@@ -10,7 +10,7 @@ import { loadDump, writeFileAtomic } from './store.js'
 import { STATUS } from '../lifecycle.js'
 import { readProcess } from '../process-tree.js'
 import { reapPrevious } from './reap-previous.js'
-import { classifyPrevious, mergeParked, planRestore, recordedWorkers } from './restore-plan.js'
+import { classifyPrevious, loginEnv, mergeParked, planRestore, recordedWorkers } from './restore-plan.js'
 
 /** @typedef {import('./format.js').DumpApp} DumpApp */
 
@@ -18,9 +18,11 @@ const isStarted = (/** @type {import('../lifecycle.js').WorkerState} */ s) => s.
 
 export class Persistence {
   /**
-   * @param {{ file: string, supervisor: import('../supervisor.js').Supervisor, logger: import('pino').Logger, version: string, now?: () => number }} options
+   * @param {{ file: string, supervisor: import('../supervisor.js').Supervisor, logger: import('pino').Logger, version: string, now?: () => number, daemonEnv?: NodeJS.ProcessEnv }} options
+   *   daemonEnv: where the login variables of an app restored after a crash come from
    */
-  constructor ({ file, supervisor, logger, version, now = Date.now }) {
+  constructor ({ file, supervisor, logger, version, now = Date.now, daemonEnv = {} }) {
+    this.restoredEnv = loginEnv(daemonEnv)
     this.file = file
     this.version = version
     this.now = now
@@ -71,7 +73,7 @@ export class Persistence {
     this.parked = plan.park
     if (plan.restore.length === 0) return
     const at = this.now()
-    for (const app of plan.restore) this.register(app, {}, { from: end, at })
+    for (const app of plan.restore) this.register(app, this.restoredEnv, { from: end, at })
     this.recovery = { at, end, previous_pid: daemon.pid, apps: plan.restore.map((a) => a.config.name), ...reaped, source: loaded.source }
     this.logger.warn({ ...this.recovery, at: undefined }, end === 'crashed' ? 'the previous daemon died; restored its apps' : 'the machine restarted without a clean stop; restored the apps')
   }

@@ -93,3 +93,23 @@ function withoutParked (app) {
   const { parked, ...rest } = app
   return rest
 }
+
+/** The variables a login sets up, none of them a secret: what an app restored after a crash gets. */
+const LOGIN_KEYS = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR']
+
+/**
+ * The environment of an app restored after a crash or a reboot. The shell that started it is
+ * gone and was never written to disk, so the app gets only what any login has (PATH, HOME, the
+ * locale), taken from the daemon, then its own `env`; never the rest of the daemon's environment,
+ * which came from whichever shell happened to start the daemon.
+ * @param {NodeJS.ProcessEnv} daemonEnv
+ * @returns {Record<string, string>}
+ */
+export function loginEnv (daemonEnv) {
+  /** @type {Record<string, string>} */
+  const env = {}
+  for (const [key, value] of Object.entries(daemonEnv)) {
+    if (value !== undefined && (LOGIN_KEYS.includes(key) || key.startsWith('LC_'))) env[key] = value
+  }
+  return env
+}
