@@ -9,14 +9,13 @@ import { readFile } from 'node:fs/promises'
 import { SupError } from '../../ipc/errors.js'
 import { buildDump, workersToSave } from './format.js'
 import { loadDump, writeFileAtomic } from './store.js'
-import { STATUS } from '../lifecycle.js'
+import { isDecided } from '../supervisor.js'
 import { readProcess } from '../process-tree.js'
 import { reapPrevious } from './reap-previous.js'
 import { classifyPrevious, loginEnv, planRestore, recordedWorkers } from './restore-plan.js'
 
 /** @typedef {import('./format.js').DumpApp} DumpApp */
 
-const isStarted = (/** @type {import('../lifecycle.js').WorkerState} */ s) => s.status === STATUS.ONLINE || s.status === STATUS.ERRORED || s.status === STATUS.STOPPED
 
 export class Persistence {
   /**
@@ -97,7 +96,7 @@ export class Persistence {
     const plan = planRestore(loaded.dump.apps, { mode: 'resurrect', live: new Set(this.supervisor.apps.keys()) })
     const at = this.now()
     const apps = plan.restore.map((entry) => this.register(entry, shellEnv, { from: 'resurrect', at }))
-    await this.supervisor.settle(apps.flatMap((app) => app.started), isStarted)
+    await this.supervisor.settle(apps.flatMap((app) => app.started), isDecided)
     return {
       file: this.saveFile,
       source: loaded.source,
