@@ -16,7 +16,6 @@ import { classifyPrevious, loginEnv, planRestore, recordedWorkers } from './rest
 
 /** @typedef {import('./format.js').DumpApp} DumpApp */
 
-
 export class Persistence {
   /**
    * @param {{ file: string, saveFile: string, supervisor: import('../supervisor.js').Supervisor, logger: import('pino').Logger, version: string, now?: () => number, daemonEnv?: NodeJS.ProcessEnv }} options
