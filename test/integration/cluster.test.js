@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { APPS, freePort, httpGet, useSupHome, waitForExit, waitForRows } from '../helpers/sup.js'
+import { waitForHttp } from '../helpers/under-load.js'
 
 /**
  * GET until `count` distinct pids have answered (round-robin spreads fresh connections).
@@ -85,6 +86,8 @@ test('ESM with top-level await and require.main apps run unchanged as cluster wo
   const cjs = await home.sup(['start', join(APPS, 'require-main.cjs'), '-i', '2'], { env: { PORT: String(cjsPort) } })
   assert.equal(cjs.code, 0, cjs.stderr)
 
+  // "online" can come from min_uptime before a slow worker listens: wait for the ports.
+  await Promise.all([waitForHttp(esmPort), waitForHttp(cjsPort)])
   const esmBody = JSON.parse((await httpGet(esmPort)).body)
   assert.equal(esmBody.esm, true)
   assert.equal(esmBody.url, `file://${join(APPS, 'esm-tla.mjs')}`)
