@@ -2,7 +2,7 @@
 // A CLI target may be a config file: it stands for the names of the apps it declares.
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { isConfigFile, loadConfigFile, selectApps } from './config/load-file.js'
+import { appName, isConfigFile, loadConfigFile, selectApps } from './config/load-file.js'
 
 /**
  * @param {string[]} targets names, ids, "all" or config files
@@ -15,19 +15,10 @@ export async function expandTargets (targets, { cwd, only }) {
     if (isConfigFile(target) && existsSync(resolve(cwd, target))) {
       const { file, apps } = await loadConfigFile(target, cwd)
       const selected = only ? selectApps(apps, only, file) : apps
-      expanded.push(...selected.map((app, i) => String(app.name ?? defaultName(app.script, i))))
+      expanded.push(...selected.map(appName))
     } else {
       expanded.push(target)
     }
   }
   return expanded
-}
-
-/**
- * @param {unknown} script
- * @param {number} index
- */
-function defaultName (script, index) {
-  const base = String(script ?? `app${index}`).split('/').pop() ?? ''
-  return base.replace(/\.[^.]+$/, '')
 }
