@@ -24,6 +24,12 @@ export const isRunning = (s) => s.status === STATUS.ONLINE || s.status === STATU
 export const isStarted = (s) => s.status === STATUS.ONLINE || s.status === STATUS.ERRORED || s.status === STATUS.STOPPED
 /** Past stopping and starting, with no follow-up pending (a restart has run its course). @param {Pick<WorkerState, 'status' | 'then'>} s */
 export const isSettled = (s) => s.status !== STATUS.STARTING && s.status !== STATUS.STOPPING && s.then === null
+/**
+ * The first attempt is decided: up, given up on, or exited and waiting to be tried again. `sup
+ * start` answers then, as PM2's does; a crash loop goes on in the background (sup ls follows it).
+ * @param {HasStatus} s
+ */
+export const isDecided = (s) => isStarted(s) || s.status === STATUS.WAITING
 /** @param {HasStatus} s */
 export const isStopped = (s) => s.status === STATUS.STOPPED
 /** On its way down or down: stopped, or stopping. @param {HasStatus} s */

@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events'
 import { SupError } from '../ipc/errors.js'
 import { App, restartWorkers, settle } from './app/app.js'
 import { REAL_EFFECTS } from './app/effects.js'
-import { isStarted, isStopped } from './lifecycle.js'
+import { isDecided, isStopped } from './lifecycle.js'
 import { LOG_DEFAULTS } from './logs/defaults.js'
 import { LogFiles } from './logs/files.js'
 import { tolerateTimeout, until } from './until.js'
@@ -56,8 +56,9 @@ export class Supervisor extends EventEmitter {
       }
       started.push(...app.workers)
     }
-    // Past the deadline, answer with the rows as they are: the CLI names those not online.
-    await settle(started, isStarted).catch(tolerateTimeout)
+    // The first attempt decided (up, given up on, or waiting to retry), as PM2's start answers;
+    // past the deadline, answer with the rows as they are: the CLI names those not online.
+    await settle(started, isDecided).catch(tolerateTimeout)
     return started.map((w) => w.row())
   }
 

@@ -85,10 +85,8 @@ test('ESM with top-level await and require.main apps run unchanged as cluster wo
   assert.equal(esm.code, 0, esm.stderr)
   const cjs = await home.sup(['start', join(APPS, 'require-main.cjs'), '-i', '2'], { env: { PORT: String(cjsPort) } })
   assert.equal(cjs.code, 0, cjs.stderr)
-  // A worker slower than min_uptime to listen (a busy machine) is online before it listens.
-  await waitForHttp(esmPort)
-  await waitForHttp(cjsPort)
-
+  // "online" can come from min_uptime before a slow worker listens: wait for the ports.
+  await Promise.all([waitForHttp(esmPort), waitForHttp(cjsPort)])
   const esmBody = JSON.parse((await httpGet(esmPort)).body)
   assert.equal(esmBody.esm, true)
   assert.equal(esmBody.url, `file://${join(APPS, 'esm-tla.mjs')}`)

@@ -12,19 +12,21 @@ import { appConfig, cooperative, drive as driveClock, fakeEffects, silentLogger,
 
 /**
  * @param {import('node:test').TestContext} t
- * @param {string} [file] the dump, when a second daemon reads the first one's
+ * @param {string} [file] the state file, when a second daemon reads the first one's (the
+ *   snapshot of `sup save` is dump.json beside it)
  */
 async function setup (t, file) {
   const dir = tempLogs(t)
+  const saveFile = file ? join(file, '..', 'dump.json') : join(dir, 'dump.json')
   const effects = fakeEffects(cooperative)
   const supervisor = new Supervisor({ logsDir: dir, logger: silentLogger, effects })
-  const persistence = new Persistence({ file: file ?? join(dir, 'dump.json'), supervisor, logger: silentLogger, version: '0.0.0-test', now: effects.now })
+  const persistence = new Persistence({ file: file ?? join(dir, 'state.json'), saveFile, supervisor, logger: silentLogger, version: '0.0.0-test', now: effects.now })
   /** @type {string[]} */
   const writes = []
   const write = persistence.write.bind(persistence)
-  persistence.write = (apps, reason, state) => {
+  persistence.write = (apps, reason, state, ...rest) => {
     writes.push(reason)
-    return write(apps, reason, state)
+    return write(apps, reason, state, ...rest)
   }
   await persistence.open()
   const drive = (/** @type {Promise<any>} */ promise) => driveClock(effects, promise)
@@ -56,10 +58,11 @@ test('shutdown writes the apps as they ran before the stop, marked stopped', asy
   await assert.rejects(persistence.save({}), { code: 'SUP_ERR_DAEMON_SHUTTING_DOWN' })
 })
 
-test('after a clean stop the next daemon starts empty; resurrect brings the apps back, once', async (t) => {
+test('after a clean stop the next daemon starts empty; resurrect brings the saved apps back, once', async (t) => {
   const before = await setup(t)
   await before.drive(before.supervisor.start([appConfig({ name: 'a', instances: 2 }), appConfig({ name: 'b', instances: 1 })], {}))
   await before.persistence.idle()
+  await before.drive(before.persistence.save({}))
   const writeDump = before.persistence.beginShutdown()
   await before.drive(before.supervisor.stopAll())
   await writeDump()
