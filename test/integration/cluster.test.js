@@ -5,7 +5,6 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { waitForHttp } from '../helpers/under-load.js'
 import { APPS, freePort, httpGet, useSupHome, waitForExit, waitForRows } from '../helpers/sup.js'
-import { waitForHttp } from '../helpers/under-load.js'
 
 /**
  * GET until `count` distinct pids have answered (round-robin spreads fresh connections).
