@@ -35,17 +35,17 @@ export const HANDLERS = {
     return { pid: daemon.pid }
   },
   'app.start': (params, { supervisor }) => supervisor.start(params.apps, params.shellEnv ?? {}),
-  'app.stop': (params, { supervisor }) => supervisor.stop(params.targets),
-  'app.restart': (params, { supervisor }) => supervisor.restart(params.targets, { shellEnv: params.shellEnv }),
+  'app.stop': (params, { supervisor }) => supervisor.stop(params.targets, { cwd: params.cwd }),
+  'app.restart': (params, { supervisor }) => supervisor.restart(params.targets, { shellEnv: params.shellEnv, cwd: params.cwd }),
   'app.reload': (params, { supervisor }) => supervisor.reload(params),
   'app.scale': (params, { supervisor }) => supervisor.scale(params.target, params.count),
-  'app.delete': (params, { supervisor }) => supervisor.delete(params.targets),
-  'app.reset': (params, { supervisor }) => supervisor.reset(params.targets),
+  'app.delete': (params, { supervisor }) => supervisor.delete(params.targets, { cwd: params.cwd }),
+  'app.reset': (params, { supervisor }) => supervisor.reset(params.targets, { cwd: params.cwd }),
   'app.list': (params, { supervisor }) => supervisor.list(),
   'app.describe': (params, { supervisor }) => supervisor.describe(params.target),
   'app.signal' (params, { supervisor }) {
     const signal = normalizeSignal(params.signal)
-    return supervisor.signal(params.targets, signal)
+    return supervisor.signal(params.targets, signal, { cwd: params.cwd })
   },
   'logs.tail' (params, { supervisor }) {
     const lines = params.lines ?? 15

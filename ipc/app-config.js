@@ -5,6 +5,7 @@
 /**
  * @typedef {object} AppConfig
  * @property {string} name
+ * @property {string} namespace a group of apps that one CLI target names ("default" unless set)
  * @property {string} script absolute path, or a command found on PATH
  * @property {string[]} args
  * @property {string} cwd absolute
@@ -83,7 +84,8 @@ export const APP_DEFAULTS = Object.freeze({
   watch_paths: [],
   ignore_watch: [],
   watch_delay: 1000,
-  source: null
+  source: null,
+  namespace: 'default'
 })
 
 const ms = /** @type {const} */ ({ type: 'integer', minimum: 0, maximum: 2 ** 31 - 1 })
@@ -133,6 +135,7 @@ export const APP_CONFIG_SCHEMA = {
     watch_paths: strList,
     ignore_watch: strList,
     watch_delay: ms,
-    source: nullableStr
+    source: nullableStr,
+    namespace: { type: 'string', pattern: APP_NAME_PATTERN }
   }
 }

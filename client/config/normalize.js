@@ -50,6 +50,7 @@ export function normalizeApp (raw, { cwd, envName, cpus, source = null }) {
   /** @type {Record<string, unknown>} */
   const config = {
     name: resolveName(raw.name, script),
+    namespace: parseNamespace(raw.namespace),
     script,
     args: parseArgList(raw.args, 'args'),
     cwd: appCwd,
@@ -132,6 +133,17 @@ function resolveName (value, script) {
   const name = value || path.basename(script, path.extname(script))
   if (!APP_NAME_PATTERN.test(name)) throw new SupError('SUP_ERR_APP_NAME_INVALID', { name })
   return name
+}
+
+/**
+ * PM2's `namespace`: a CLI target for a group of apps. It shares the names' alphabet, since
+ * it is typed where a name is.
+ * @param {unknown} value raw.namespace
+ */
+function parseNamespace (value) {
+  const namespace = parseString(value, 'namespace') ?? APP_DEFAULTS.namespace
+  if (!APP_NAME_PATTERN.test(namespace)) throwInvalid('namespace', namespace, 'use letters, digits, ".", "_" and "-", not starting with "." or "-", at most 64 characters')
+  return namespace
 }
 
 /** @param {unknown} value raw.interpreter, present */
