@@ -4,6 +4,7 @@ import { constants } from 'node:os'
 import { SupError } from '../ipc/errors.js'
 import { DEFAULT_METRICS_HOST } from '../ipc/metrics.js'
 import { PROTOCOL_VERSION } from '../ipc/methods.js'
+import { buildWorkerEnv } from './spawn-worker.js'
 
 /**
  * @typedef {object} HandlerContext
@@ -43,6 +44,13 @@ export const HANDLERS = {
   'app.reset': (params, { supervisor }) => supervisor.reset(params.targets, { cwd: params.cwd }),
   'app.list': (params, { supervisor }) => supervisor.list(),
   'app.describe': (params, { supervisor }) => supervisor.describe(params.target),
+  // What each worker's process was given: buildWorkerEnv on the settings it runs with.
+  'app.env': (params, { supervisor }) => supervisor.resolve([params.target], { cwd: params.cwd }).map((w) => ({
+    id: w.id,
+    name: w.app.config.name,
+    instance: w.instance,
+    env: buildWorkerEnv(w.app.config, w.app.shellEnv, w.instance)
+  })),
   'app.signal' (params, { supervisor }) {
     const signal = normalizeSignal(params.signal)
     return supervisor.signal(params.targets, signal, { cwd: params.cwd })
@@ -54,6 +62,9 @@ export const HANDLERS = {
     const id = params.target && /^\d+$/.test(params.target) && !supervisor.apps.has(params.target) ? Number(params.target) : null
     const entries = sinks.flatMap((sink) => sink.ring.last(lines, (e) => (stream === 'both' || e.stream === stream) && (id === null || e.id === id)))
     return entries.sort((a, b) => a.time - b.time).slice(-lines)
+  },
+  async 'logs.reopen' (params, { supervisor }) {
+    return { reopened: await supervisor.logFiles.reopenAll() }
   },
   async 'logs.flush' (params, { supervisor }) {
     const sinks = supervisor.logSinks(params.target)

@@ -61,6 +61,7 @@ export const ERRORS = {
   SUP_ERR_METRICS_LISTEN_FAILED: { message: 'cannot serve metrics on {host}:{port}: {reason} (check --host)' },
   SUP_ERR_MONIT_NOT_A_TERMINAL: { message: 'sup monit needs a terminal, and this output is not one (sup ls --watch refreshes a plain table; sup ls --json is for programs)' },
   SUP_ERR_CLI_USAGE: { message: '{reason}' },
+  SUP_ERR_CLI_UNSUPPORTED: { message: '"{what}" is not supported: {reason}' },
   SUP_ERR_INTERNAL_ERROR: { message: 'internal error: {reason} (this is a bug in sup; the daemon log has details)' }
 }
 

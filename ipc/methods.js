@@ -72,6 +72,7 @@ export const METHODS = {
   'app.reset': targets,
   'app.list': none,
   'app.describe': { type: 'object', required: ['target'], properties: { target } },
+  'app.env': { type: 'object', required: ['target'], properties: { target, cwd } },
   'app.signal': { type: 'object', required: ['targets', 'signal'], properties: { ...targets.properties, signal: { type: 'string', maxLength: 32 } } },
   'logs.tail': {
     type: 'object',
@@ -85,6 +86,7 @@ export const METHODS = {
   // shellEnv as for app.start: what the resurrected workers inherit, never saved.
   'dump.resurrect': { type: 'object', properties: { shellEnv: { type: 'record', values: { type: 'string', maxLength: 1 << 20 } } } },
   'dump.status': none,
+  'logs.reopen': none,
   'logs.flush': { type: 'object', properties: { target: { anyOf: [target, { type: 'null' }] } } },
   'metrics.serve': {
     type: 'object',
