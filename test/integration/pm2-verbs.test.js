@@ -2,8 +2,9 @@
 // The verbs and flags PM2 users type (docs/cli.md): pid, id, env, prettylist, ls --sort / -m,
 // -s, dump, reloadLogs, update, set, PM2_HOME.
 import assert from 'node:assert/strict'
-import { existsSync, readFileSync, renameSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { tmpdir } from 'node:os'
 import { test } from 'node:test'
 import { waitUntil } from '../helpers/procs.js'
 import { APPS, useSupHome, waitForRows } from '../helpers/sup.js'
@@ -108,9 +109,15 @@ test('update: save, a new daemon, the apps back with new pids', async (t) => {
   assert.ok(after.every((r) => !before.some((b) => b.pid === r.pid)), 'new processes')
 })
 
-test('PM2_HOME is the home when SUP_HOME is not set', async (t) => {
+test('PM2_HOME/sup is the home when SUP_HOME is not set', async (t) => {
   const home = useSupHome(t)
-  const ping = await home.sup(['ping', '--json'], { env: { SUP_HOME: '', PM2_HOME: home.home } })
+  const pm2Home = mkdtempSync(join(tmpdir(), 'sup-pm2-home-'))
+  const env = { SUP_HOME: '', PM2_HOME: pm2Home }
+  t.after(async () => {
+    await home.sup(['kill'], { env })
+    rmSync(pm2Home, { recursive: true, force: true })
+  })
+  const ping = await home.sup(['ping', '--json'], { env })
   assert.equal(ping.code, 0, ping.stderr)
-  assert.equal(JSON.parse(ping.stdout).home, home.home)
+  assert.equal(JSON.parse(ping.stdout).home, join(pm2Home, 'sup'))
 })
