@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { SupError } from '../ipc/errors.js'
-import { isConfigFile, loadConfigFile, selectApps } from './config/load-file.js'
+import { appName, isConfigFile, loadConfigFile, selectApps } from './config/load-file.js'
 
 /**
  * @param {string[]} targets names, ids, "all" or config files
@@ -18,21 +18,12 @@ export async function expandTargets (targets, { cwd, only }) {
     if (isConfigFile(target) && existsSync(resolve(cwd, target))) {
       const { file, apps } = await loadConfigFile(target, cwd)
       const selected = only ? selectApps(apps, only, file) : apps
-      expanded.push(...selected.map((app, i) => String(app.name ?? defaultName(app.script, i))))
+      expanded.push(...selected.map(appName))
     } else {
       expanded.push(target)
     }
   }
   return expanded
-}
-
-/**
- * @param {unknown} script
- * @param {number} index
- */
-function defaultName (script, index) {
-  const base = String(script ?? `app${index}`).split('/').pop() ?? ''
-  return base.replace(/\.[^.]+$/, '')
 }
 
 /**

@@ -11,6 +11,7 @@ import { LogSink } from './logs/sink.js'
 import { reloadApps, replaceWorker, scaleApp } from './rollout/reload.js'
 import { matchTarget, resolveTargets } from './resolve-targets.js'
 import { metricsEvent } from './metrics/sampler.js'
+import { trackPidFile } from './pid-file.js'
 import { Worker } from './worker.js'
 
 /** Extra time an operation waits beyond the app's own timeouts before answering anyway. */
@@ -60,7 +61,11 @@ export class Supervisor extends EventEmitter {
     for (const config of configs) {
       const app = this.addApp(Object.freeze({ ...config }), shellEnv)
       this.logger.info({ app: config.name, mode: config.exec_mode, instances: config.instances }, 'starting app')
-      for (const worker of app.workers) worker.dispatch({ type: 'start' })
+      // autostart: false registers the app stopped, held like one `sup stop` stopped
+      for (const worker of app.workers) {
+        if (config.autostart) worker.dispatch({ type: 'start' })
+        else this.held.add(worker)
+      }
       started.push(...app.workers)
     }
     await this.settle(started, isStarted)
@@ -94,6 +99,7 @@ export class Supervisor extends EventEmitter {
   addWorker (app, instance, runtime = app) {
     const worker = new Worker({ id: this.nextId++, instance, app: runtime, logger: this.logger, now: this.now, agentEnv: this.agentEnv })
     worker.on('state', (row) => this.emit('app.state', row))
+    if (runtime.config.pid_file) trackPidFile(worker, runtime.config.pid_file, this.logger)
     worker.on('remove', () => this.removeWorker(app, worker))
     app.workers.push(worker)
     return worker

@@ -25,11 +25,13 @@
  * @property {number} restart_delay ms
  * @property {number} exp_backoff_restart_delay ms, 0 = off
  * @property {boolean} autorestart
+ * @property {boolean} autostart false: `sup start` registers the app with its workers stopped
  * @property {number[]} stop_exit_codes
  * @property {number | null} max_memory_restart bytes
  * @property {string | null} out_file
  * @property {string | null} error_file
  * @property {string | boolean | null} log_file stdout and stderr together; true = $SUP_HOME/logs/<name>.log; false or null = none
+ * @property {string | null} pid_file each worker's pid is written to this path, with `-<id>` before `.pid` (PM2's rule)
  * @property {boolean} merge_logs
  * @property {boolean} time prefix log lines with a timestamp
  * @property {string | null} log_date_format dayjs-style format of that timestamp; implies time
@@ -67,11 +69,13 @@ export const APP_DEFAULTS = Object.freeze({
   restart_delay: 0,
   exp_backoff_restart_delay: 0,
   autorestart: true,
+  autostart: true,
   stop_exit_codes: [],
   max_memory_restart: null,
   out_file: null,
   error_file: null,
   log_file: null,
+  pid_file: null,
   merge_logs: false,
   time: false,
   log_date_format: null,
@@ -118,11 +122,13 @@ export const APP_CONFIG_SCHEMA = {
     restart_delay: ms,
     exp_backoff_restart_delay: ms,
     autorestart: { type: 'boolean' },
+    autostart: { type: 'boolean' },
     stop_exit_codes: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 255 }, maxItems: 256 },
     max_memory_restart: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }] },
     out_file: nullableStr,
     error_file: nullableStr,
     log_file: { anyOf: [str, { type: 'boolean' }, { type: 'null' }] },
+    pid_file: nullableStr,
     merge_logs: { type: 'boolean' },
     time: { type: 'boolean' },
     log_date_format: { anyOf: [{ type: 'string', maxLength: 256 }, { type: 'null' }] },

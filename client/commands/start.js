@@ -39,13 +39,15 @@ export async function run (target, args, { paths, io, opts }) {
     const rows = await conn.request('app.start', { apps: configs, shellEnv: stringEnv(io.env) })
     if (opts.json) io.out(JSON.stringify(rows))
     else io.out([renderWorkers(rows), ...renderLogWarnings(rows)].join('\n'))
-    const failed = rows.filter((r) => r.status === 'errored' || r.status === 'stopped')
+    // an app with autostart: false is meant to be stopped
+    const held = new Set(configs.filter((c) => !c.autostart).map((c) => c.name))
+    const failed = rows.filter((r) => r.status === 'errored' || (r.status === 'stopped' && !held.has(r.name)))
     if (failed.length > 0) {
       const names = [...new Set(failed.map((r) => r.name))]
       io.err(`sup: ${failed.length} worker(s) of ${names.join(', ')} did not come online (sup logs ${names[0]} --nostream shows why)`)
       return 1
     }
-    const waiting = rows.filter((r) => r.status !== 'online')
+    const waiting = rows.filter((r) => r.status !== 'online' && !held.has(r.name))
     if (waiting.length > 0 && !opts.json) io.err(`sup: ${waiting.length} worker(s) not online yet (sup ls to follow)`)
     return 0
   } finally {
@@ -83,7 +85,7 @@ async function checkBalance (conn, wanted) {
 export async function buildConfigs (target, args, opts, cwd) {
   const cpus = availableParallelism()
   if (isConfigFile(target)) {
-    const { file, apps } = await loadConfigFile(target, cwd)
+    const { file, apps } = await loadConfigFile(target, cwd, { envName: opts.env })
     const selected = opts.only ? selectApps(apps, opts.only, file) : apps
     return selected.map((raw) => normalizeApp(raw, { cwd: dirname(file), envName: opts.env, cpus, source: file }))
   }

@@ -7,6 +7,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { SupError } from '../../ipc/errors.js'
+import { commandName, isCommandString, scriptOf } from './command.js'
 
 /**
  * Whether a start target names a config file rather than a script.
@@ -22,23 +23,51 @@ export function isConfigFile (file) {
  * Load a config file and return its raw app entries (not yet normalised).
  * @param {string} file
  * @param {string} cwd what a relative `file` is relative to
+ * @param {{ envName?: string }} [options] the --env name: its `deploy.<name>.env` goes under each app's `env`
  * @returns {Promise<{ file: string, apps: Record<string, unknown>[] }>}
  */
-export async function loadConfigFile (file, cwd) {
+export async function loadConfigFile (file, cwd, { envName } = {}) {
   const abs = path.resolve(cwd, file)
   if (!fs.statSync(abs, { throwIfNoEntry: false })?.isFile()) throw new SupError('SUP_ERR_CONFIG_FILE_NOT_FOUND', { file: abs })
   const ext = path.extname(abs).toLowerCase()
   const exported = ext === '.json'
-    ? readJson(abs)
+    ? await readJson(abs)
     : ext === '.yml' || ext === '.yaml' ? await readYaml(abs) : await importJs(abs)
   const apps = extractApps(exported)
   if (apps.length === 0) throw new SupError('SUP_ERR_CONFIG_FILE_NO_APPS', { file: abs })
-  return { file: abs, apps }
+  const deployEnv = envName ? deployEnvOf(exported, envName) : null
+  return { file: abs, apps: deployEnv ? apps.map((app) => withDeployEnv(app, deployEnv)) : apps }
+}
+
+/**
+ * PM2's `deploy.<env>.env`: with `--env <env>`, variables under every app's own `env`.
+ * @param {unknown} exported
+ * @param {string} envName
+ * @returns {Record<string, unknown> | null}
+ */
+function deployEnvOf (exported, envName) {
+  const deploy = exported !== null && typeof exported === 'object' && !Array.isArray(exported)
+    ? /** @type {{ deploy?: unknown }} */ (exported).deploy
+    : undefined
+  if (deploy === null || typeof deploy !== 'object' || !Object.hasOwn(deploy, envName)) return null
+  const env = /** @type {Record<string, { env?: unknown }>} */ (deploy)[envName]?.env
+  return env !== null && typeof env === 'object' && !Array.isArray(env) ? /** @type {Record<string, unknown>} */ (env) : null
+}
+
+/**
+ * @param {Record<string, unknown>} app
+ * @param {Record<string, unknown>} deployEnv
+ */
+function withDeployEnv (app, deployEnv) {
+  if (app === null || typeof app !== 'object' || Array.isArray(app)) return app
+  const own = app.env !== null && typeof app.env === 'object' && !Array.isArray(app.env) ? app.env : {}
+  // a non-object env stays as it is, for normalizeApp to report
+  return { ...app, env: app.env == null || own === app.env ? { ...deployEnv, ...own } : app.env }
 }
 
 /**
  * Keep the apps named in `--only a,b`.
- * @template {{ name?: unknown, script?: unknown }} App
+ * @template {{ name?: unknown, script?: unknown, cmd?: unknown, command?: unknown }} App
  * @param {App[]} apps raw entries or normalised configs
  * @param {string | undefined} only comma-separated names; empty keeps every app
  * @param {string} file named in the error
@@ -47,47 +76,55 @@ export async function loadConfigFile (file, cwd) {
 export function selectApps (apps, only, file) {
   const wanted = (only ?? '').split(',').map((name) => name.trim()).filter(Boolean)
   if (wanted.length === 0) return apps
-  const selected = apps.filter((app) => wanted.includes(nameOf(app)))
+  const selected = apps.filter((app) => wanted.includes(appName(app)))
   if (selected.length === 0) {
-    throw new SupError('SUP_ERR_CONFIG_ONLY_NO_MATCH', { only, file, names: apps.map(nameOf).join(', ') || '(none)' })
+    throw new SupError('SUP_ERR_CONFIG_ONLY_NO_MATCH', { only, file, names: apps.map(appName).join(', ') || '(none)' })
   }
   return selected
 }
 
 /**
  * The name an entry will have: its own, or (as normalizeApp derives it) the script's basename.
- * @param {{ name?: unknown, script?: unknown }} app
+ * @param {{ name?: unknown, script?: unknown, cmd?: unknown, command?: unknown }} app
  */
-function nameOf (app) {
+export function appName (app) {
   if (typeof app.name === 'string' && app.name !== '') return app.name
-  const script = typeof app.script === 'string' ? app.script : ''
-  return path.basename(script, path.extname(script))
+  const found = scriptOf(app)
+  const script = typeof found === 'string' ? found : ''
+  return isCommandString(script) ? commandName(script) : path.basename(script, path.extname(script))
 }
 
 /**
- * Accept `{ apps: [...] }`, a bare array, or one app object.
+ * Accept `{ apps: [...] }`, PM2's older `{ pm2: [...] }`, a bare array, or one app object.
  * @param {unknown} exported
  * @returns {Record<string, unknown>[]}
  */
 function extractApps (exported) {
   if (Array.isArray(exported)) return exported
   if (exported === null || typeof exported !== 'object') return []
-  const { apps, script } = /** @type {{ apps?: unknown, script?: unknown }} */ (exported)
-  if (Array.isArray(apps)) return apps
-  const single = apps ?? (script === undefined ? null : exported)
+  const { apps, pm2 } = /** @type {{ apps?: unknown, pm2?: unknown }} */ (exported)
+  const listed = apps ?? pm2
+  if (Array.isArray(listed)) return listed
+  const single = listed ?? (scriptOf(/** @type {Record<string, unknown>} */ (exported)) === undefined ? null : exported)
   return single !== null && typeof single === 'object' ? [/** @type {Record<string, unknown>} */(single)] : []
 }
 
-/** @param {string} file */
-function readJson (file) {
+/**
+ * A .json file is read as JSON5, since PM2 reads it as a JavaScript literal: comments,
+ * trailing commas, unquoted keys and single quotes are what people write in them. Unlike
+ * PM2 nothing in the file runs.
+ * @param {string} file
+ */
+async function readJson (file) {
   const text = fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, '')
+  // loaded on demand, like yaml: only `sup start <file>.json` needs it
+  const { default: JSON5 } = await import('json5')
   try {
-    return JSON.parse(text)
+    return JSON5.parse(text)
   } catch (err) {
-    const message = /** @type {Error} */ (err).message
-    const position = /at position (\d+)/.exec(message)?.[1] ?? (/end of JSON input/.test(message) ? text.length : null)
-    const where = position === null ? '' : locatePosition(text, Number(position))
-    const reason = message.replace(/\s*in JSON at position \d+.*$/s, '')
+    const { message, lineNumber, columnNumber } = /** @type {Error & { lineNumber?: number, columnNumber?: number }} */ (err)
+    const where = lineNumber ? `:${lineNumber}:${columnNumber}` : ''
+    const reason = message.replace(/^JSON5: /, '').replace(/ at \d+:\d+$/, '')
     throw new SupError('SUP_ERR_CONFIG_FILE_SYNTAX', { file, where, reason }, { cause: err })
   }
 }
@@ -143,15 +180,6 @@ function findLocation (text, file) {
     if (match) return match[2] ? `:${match[1]}:${match[2]}` : `:${match[1]}`
   }
   return ''
-}
-
-/**
- * @param {string} text
- * @param {number} position offset into text
- */
-function locatePosition (text, position) {
-  const lines = text.slice(0, position).split('\n')
-  return `:${lines.length}:${lines[lines.length - 1].length + 1}`
 }
 
 /** @param {string} text */

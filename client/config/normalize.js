@@ -8,6 +8,7 @@ import path from 'node:path'
 import { APP_DEFAULTS, APP_NAME_PATTERN } from '../../ipc/app-config.js'
 import { SupError } from '../../ipc/errors.js'
 import { parseBytes } from '../../ipc/units.js'
+import { commandName, isCommandString, scriptOf, shellCommand } from './command.js'
 import { detectInterpreter, findOnPath } from './interpreter.js'
 import { parseCronRestart, parseIgnoreWatch, parseWatch } from './triggers.js'
 
@@ -39,20 +40,24 @@ export function normalizeApp (raw, { cwd, envName, cpus, source = null }) {
     throwInvalid('app', raw, 'each app must be an object such as { name, script }')
   }
   const appCwd = resolveCwd(raw.cwd, cwd)
-  const { script, onPath } = resolveScript(raw.script, appCwd)
+  const { script, onPath, command } = resolveScript(scriptOf(raw), appCwd)
+  const name = resolveName(raw.name, command === null ? path.basename(script, path.extname(script)) : commandName(command))
+  const args = parseArgList(raw.args, 'args')
+  const run = command === null ? { file: script, args } : shellCommand(command, args, name)
   const detected = onPath ? { interpreter: 'none', interpreterArgs: [] } : detectInterpreter(script)
   const interpreterOption = raw.interpreter ?? raw.exec_interpreter
-  const interpreterGiven = interpreterOption != null && interpreterOption !== ''
+  // a command line runs in the shell as it is: an interpreter has no place in front of it
+  const interpreterGiven = command === null && interpreterOption != null && interpreterOption !== ''
   const interpreter = interpreterGiven ? normalizeInterpreter(interpreterOption) : detected.interpreter
   // shebang args apply only to the shebang's own interpreter
-  const interpreterArgs = raw.interpreter_args ?? raw.node_args ?? (interpreterGiven ? [] : detected.interpreterArgs)
+  const interpreterArgs = command !== null ? [] : raw.interpreter_args ?? raw.node_args ?? (interpreterGiven ? [] : detected.interpreterArgs)
   const forceFork = parseBoolean(raw.force_fork, 'force_fork', false)
   /** @type {Record<string, unknown>} */
   const config = {
-    name: resolveName(raw.name, script),
+    name,
     namespace: parseNamespace(raw.namespace),
-    script,
-    args: parseArgList(raw.args, 'args'),
+    script: run.file,
+    args: run.args,
     cwd: appCwd,
     exec_mode: resolveExecMode(raw.exec_mode, raw.instances != null, interpreter, forceFork),
     instances: raw.instances == null ? APP_DEFAULTS.instances : parseInstances(raw.instances, cpus),
@@ -71,11 +76,13 @@ export function normalizeApp (raw, { cwd, envName, cpus, source = null }) {
     restart_delay: 0,
     exp_backoff_restart_delay: 0,
     autorestart: parseBoolean(raw.autorestart, 'autorestart', APP_DEFAULTS.autorestart),
+    autostart: parseBoolean(raw.autostart, 'autostart', APP_DEFAULTS.autostart),
     stop_exit_codes: parseExitCodes(raw.stop_exit_codes),
     max_memory_restart: raw.max_memory_restart == null || raw.max_memory_restart === '' ? null : parseBytes(raw.max_memory_restart, 'max_memory_restart'),
     out_file: resolveLogFile(raw.out_file ?? raw.output ?? raw.out ?? raw.out_log, 'out_file', appCwd),
     error_file: resolveLogFile(raw.error_file ?? raw.error ?? raw.err_file ?? raw.err ?? raw.err_log, 'error_file', appCwd),
     log_file: resolveCombinedLog(raw.log_file ?? raw.log, appCwd),
+    pid_file: resolveLogFile(raw.pid_file ?? raw.pid, 'pid_file', appCwd),
     merge_logs: parseBoolean(raw.merge_logs ?? raw.combine_logs, 'merge_logs', APP_DEFAULTS.merge_logs),
     time: parseBoolean(raw.time, 'time', APP_DEFAULTS.time),
     log_date_format: parseString(raw.log_date_format, 'log_date_format'),
@@ -109,28 +116,31 @@ function resolveCwd (value, base) {
 
 /**
  * Find the script file; a bare word that is not a file is looked up on PATH, so
- * `sup start python3 -- -m http.server` runs a command.
- * @param {unknown} value raw.script
+ * `sup start python3 -- -m http.server` runs a command; words that are not a file are a
+ * command line for a shell (`sup start "npm run serve"`), as in PM2.
+ * @param {unknown} value raw.script (or cmd, command)
  * @param {string} cwd
+ * @returns {{ script: string, onPath: boolean, command: string | null }}
  */
 function resolveScript (value, cwd) {
   if (typeof value !== 'string' || value.trim() === '') throwInvalid('script', value ?? '', 'every app needs a script: the file or command to run')
   const file = path.resolve(cwd, value)
   const stat = fs.statSync(file, { throwIfNoEntry: false })
   if (stat?.isDirectory()) throw new SupError('SUP_ERR_CONFIG_SCRIPT_IS_DIRECTORY', { script: value })
-  if (stat) return { script: file, onPath: false }
+  if (stat) return { script: file, onPath: false, command: null }
+  if (isCommandString(value)) return { script: value, onPath: true, command: value }
   const command = value.includes('/') || value.includes(path.sep) ? null : findOnPath(value)
   if (command === null) throw new SupError('SUP_ERR_CONFIG_SCRIPT_NOT_FOUND', { script: value, cwd })
-  return { script: command, onPath: true }
+  return { script: command, onPath: true, command: null }
 }
 
 /**
  * @param {unknown} value raw.name
- * @param {string} script absolute
+ * @param {string} derived the name when none is given: the script's base name, or a command's words
  */
-function resolveName (value, script) {
+function resolveName (value, derived) {
   if (value != null && typeof value !== 'string') throwInvalid('name', value, 'must be a string')
-  const name = value || path.basename(script, path.extname(script))
+  const name = value || derived
   if (!APP_NAME_PATTERN.test(name)) throw new SupError('SUP_ERR_APP_NAME_INVALID', { name })
   return name
 }

@@ -66,6 +66,9 @@ describe('loadConfigFile', () => {
     ['CJS bare array', 'cjs/array.config.js', `module.exports = ${JSON.stringify(apps)}\n`],
     ['.json', 'apps.json', JSON.stringify({ apps }, null, 2)],
     ['.json with a BOM', 'bom.json', '\uFEFF' + JSON.stringify({ apps })],
+    ['.json as PM2 reads it: comments, trailing commas, unquoted keys, single quotes', 'pm2-style.json',
+      "// PM2 evaluates .json files as JavaScript\n{\n  apps: [\n    { name: 'api', script: 'api.js', /* inline */ env_production: { NODE_ENV: 'production', }, },\n    { \"name\": \"worker\", \"script\": \"worker.js\" },\n  ],\n}\n"],
+    ['.json with PM2\'s older "pm2" key', 'pm2-key.json', JSON.stringify({ pm2: apps })],
     ['.yml', 'apps.yml', 'apps:\n  - name: api\n    script: api.js\n    env_production:\n      NODE_ENV: production\n  - name: worker\n    script: worker.js\n'],
     ['.yaml bare list', 'apps.yaml', '- name: api\n  script: api.js\n  env_production: { NODE_ENV: production }\n- { name: worker, script: worker.js }\n']
   ]
@@ -79,6 +82,32 @@ describe('loadConfigFile', () => {
   test('a single app object with a script is wrapped', async () => {
     write('single.json', '{"name":"one","script":"one.js"}')
     assert.deepEqual((await loadConfigFile(path.join(dir, 'single.json'), '/')).apps, [{ name: 'one', script: 'one.js' }])
+  })
+
+  describe("deploy.<env>.env goes under each app's env with --env <env>, as in PM2", () => {
+    const config = {
+      apps: [
+        { name: 'api', script: 'api.js', env: { PORT: '3000', DB: 'app' }, env_production: { DB: 'prod' } },
+        { name: 'worker', script: 'worker.js' },
+        { name: 'odd', script: 'odd.js', env: 'not an object' }
+      ],
+      deploy: { production: { host: 'h', env: { DB: 'deploy', REGION: 'eu' } }, staging: { env: { REGION: 'us' } } }
+    }
+    /** @type {[string | undefined, unknown[]][]} */
+    const cases = [
+      [undefined, [{ PORT: '3000', DB: 'app' }, undefined, 'not an object']],
+      ['production', [{ DB: 'app', REGION: 'eu', PORT: '3000' }, { DB: 'deploy', REGION: 'eu' }, 'not an object']],
+      ['staging', [{ REGION: 'us', PORT: '3000', DB: 'app' }, { REGION: 'us' }, 'not an object']],
+      ['test', [{ PORT: '3000', DB: 'app' }, undefined, 'not an object']]
+    ]
+    for (const [envName, envs] of cases) {
+      test(`--env ${envName}`, async () => {
+        const file = write('deploy.json', JSON.stringify(config))
+        const { apps } = await loadConfigFile(file, dir, { envName })
+        assert.deepEqual(apps.map((app) => app.env), envs)
+        assert.deepEqual(apps[0].env_production, { DB: 'prod' })
+      })
+    }
   })
 
   test('a missing file', async () => {
@@ -105,7 +134,7 @@ describe('loadConfigFile', () => {
     ['ESM .config.js', 'esm/broken.config.js', 'export default {\n  apps: [\n    { name: "a" }\n    { name: "b" }\n  ]\n}\n', /^:4$/],
     ['.mjs', 'cjs/broken.config.mjs', 'const x = 1\n\nexport default {\n  apps: [ { name: "a" } { name: "b" } ]\n}\n', /^:4$/],
     ['.json', 'broken.json', '{\n  "apps": [\n    {"name": "a"}\n    {"name": "b"}\n  ]\n}\n', /^:4:5$/],
-    ['.json trailing comma', 'comma.json', '{\n  "apps": [],\n}\n', /^:3:1$/],
+    ['.json stray comma', 'comma.json', '{\n  "apps": [,],\n}\n', /^:2:12$/],
     ['.json cut short', 'short.json', '{\n  "apps": [\n', /^:3:1$/],
     ['.yml', 'broken.yml', 'apps:\n  - name: a\n    script: a.js\n  script: b.js\n', /^:4:1$/]
   ]
@@ -156,11 +185,12 @@ describe('loadConfigFile', () => {
 })
 
 describe('selectApps', () => {
-  const apps = [{ name: 'api', script: 'api.js' }, { name: 'worker', script: 'w.js' }, { script: 'lib/cron.js' }]
+  const apps = [{ name: 'api', script: 'api.js' }, { name: 'worker', script: 'w.js' }, { script: 'lib/cron.js' }, { cmd: 'npm run serve' }]
   /** @type {[string | undefined, (string | undefined)[]][]} */
   const cases = [
-    [undefined, ['api', 'worker', undefined]],
-    ['', ['api', 'worker', undefined]],
+    [undefined, ['api', 'worker', undefined, undefined]],
+    ['', ['api', 'worker', undefined, undefined]],
+    ['npm-run-serve', [undefined]],
     ['api', ['api']],
     ['worker, api', ['api', 'worker']],
     ['cron', [undefined]],
@@ -175,8 +205,8 @@ describe('selectApps', () => {
     assert.throws(() => selectApps(apps, 'web,db', '/x/eco.config.js'), (err) => {
       const { code, details, message } = /** @type {any} */ (err)
       assert.equal(code, 'SUP_ERR_CONFIG_ONLY_NO_MATCH')
-      assert.deepEqual(details, { only: 'web,db', file: '/x/eco.config.js', names: 'api, worker, cron' })
-      assert.equal(message, '--only web,db matches no app in /x/eco.config.js (it has: api, worker, cron)')
+      assert.deepEqual(details, { only: 'web,db', file: '/x/eco.config.js', names: 'api, worker, cron, npm-run-serve' })
+      assert.equal(message, '--only web,db matches no app in /x/eco.config.js (it has: api, worker, cron, npm-run-serve)')
       return true
     })
   })

@@ -158,8 +158,10 @@ describe('normalizeApp', () => {
       restart_delay: '100ms',
       exp_backoff_restart_delay: 100,
       autorestart: 'false',
+      autostart: false,
       stop_exit_codes: [0, 2],
       max_memory_restart: '300M',
+      pid_file: 'run/api.pid',
       output: 'logs/out.log',
       err_file: 'NULL',
       combine_logs: true,
@@ -194,11 +196,13 @@ describe('normalizeApp', () => {
       restart_delay: 100,
       exp_backoff_restart_delay: 100,
       autorestart: false,
+      autostart: false,
       stop_exit_codes: [0, 2],
       max_memory_restart: 300 * 1024 ** 2,
       out_file: path.join(dir, 'sub', 'logs', 'out.log'),
       error_file: '/dev/null',
       log_file: null,
+      pid_file: path.join(dir, 'sub', 'run', 'api.pid'),
       merge_logs: true,
       time: true,
       log_date_format: 'YYYY-MM-DD',
@@ -266,10 +270,64 @@ describe('normalizeApp', () => {
       assert.equal(config.name, 'sh')
       assert.deepEqual(config.args, ['-c', 'echo hi there'])
     })
+    test('cmd and command are PM2 aliases of script; script wins', () => {
+      assert.equal(normalize({ cmd: 'hello.js' }).script, path.join(dir, 'hello.js'))
+      assert.equal(normalize({ command: 'hello.js' }).script, path.join(dir, 'hello.js'))
+      assert.equal(normalize({ script: 'app.py', cmd: 'hello.js' }).script, path.join(dir, 'app.py'))
+    })
+    test('a file whose name has a space is a file, not a command line', () => {
+      fs.writeFileSync(path.join(dir, 'my app.js'), '\n')
+      const config = normalize({ script: 'my app.js', name: 'mine' })
+      assert.deepEqual([config.script, config.interpreter, config.args], [path.join(dir, 'my app.js'), null, []])
+    })
     test('raw.cwd resolves against the cwd option and must exist', () => {
       assert.equal(normalize({ script: 'worker.js', cwd: 'sub' }).script, path.join(dir, 'sub', 'worker.js'))
       assertSupError(() => normalize({ script: 'hello.js', cwd: 'nowhere' }), 'SUP_ERR_CONFIG_CWD_NOT_FOUND', { cwd: path.join(dir, 'nowhere') })
       assertSupError(() => normalize({ script: 'hello.js', cwd: 'hello.js' }), 'SUP_ERR_CONFIG_CWD_NOT_FOUND')
+    })
+  })
+
+  describe('a command line as the script (PM2 runs it in a shell)', () => {
+    const shell = path.basename(normalize({ script: 'npm run serve' }).script)
+    test('runs in bash, or sh where there is no bash', () => assert.ok(['bash', 'sh'].includes(shell), shell))
+    /** @type {[Record<string, unknown>, string, string[]][]} */
+    const cases = [
+      [{ script: 'npm run serve' }, 'npm-run-serve', ['-c', 'npm run serve']],
+      [{ script: "node -e 'setInterval(() => {}, 1000)'" }, 'node', ['-c', "node -e 'setInterval(() => {}, 1000)'"]],
+      [{ script: '  python3 -m http.server 8000 ' }, 'python3', ['-c', 'python3 -m http.server 8000']],
+      [{ script: '/usr/bin/env PORT=1 node x.js' }, 'env-PORT-1-node-x.js', ['-c', '/usr/bin/env PORT=1 node x.js']],
+      [{ cmd: 'npm start', name: 'web' }, 'web', ['-c', 'npm start']],
+      [{ script: 'npm run serve', args: '--port 3000' }, 'npm-run-serve', ['-c', 'npm run serve "$@"', 'npm-run-serve', '--port', '3000']],
+      [{ script: 'npm run serve', interpreter: 'python3', node_args: '--inspect' }, 'npm-run-serve', ['-c', 'npm run serve']]
+    ]
+    for (const [raw, name, args] of cases) {
+      test(`${JSON.stringify(raw)} -> ${name} ${JSON.stringify(args)}`, () => {
+        const config = normalize(raw)
+        assert.deepEqual({ name: config.name, args: config.args, interpreter: config.interpreter, interpreter_args: config.interpreter_args },
+          { name, args, interpreter: 'none', interpreter_args: [] })
+        assert.equal(path.basename(config.script), shell)
+        assert.equal(validate(APP_CONFIG_SCHEMA, config, 'config'), null)
+      })
+    }
+    test('instances run in fork mode: a shell cannot be a cluster worker', () => {
+      const config = normalize({ script: 'npm start', instances: 2 })
+      assert.deepEqual([config.exec_mode, config.instances], ['fork', 2])
+    })
+  })
+
+  describe('autostart and pid_file', () => {
+    /** @type {[unknown, boolean][]} */
+    const autostart = [[undefined, true], [true, true], [false, false], ['false', false], ['true', true]]
+    for (const [value, expected] of autostart) {
+      test(`autostart ${JSON.stringify(value)} -> ${expected}`, () => assert.equal(normalize({ script: 'hello.js', autostart: value }).autostart, expected))
+    }
+    test('autostart that is not a boolean is rejected', () => {
+      assertSupError(() => normalize({ script: 'hello.js', autostart: 'no' }), 'SUP_ERR_CONFIG_INVALID_OPTION', { option: 'autostart' })
+    })
+    test('pid_file resolves against the app cwd; none by default', () => {
+      assert.equal(normalize({ script: 'hello.js' }).pid_file, null)
+      assert.equal(normalize({ script: 'hello.js', pid_file: 'run/hello.pid' }).pid_file, path.join(dir, 'run/hello.pid'))
+      assert.equal(normalize({ script: 'hello.js', pid_file: '/tmp/x.pid' }).pid_file, '/tmp/x.pid')
     })
   })
 

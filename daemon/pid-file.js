@@ -1,0 +1,54 @@
+// @ts-check
+// PM2's pid_file: each worker's pid in a file of its own, `<path>-<id>.pid` (PM2's naming),
+// written when a process starts and removed when it is gone, so that a tool reading it never
+// finds the pid of a process that is not there.
+import { rename, rm, writeFile } from 'node:fs/promises'
+
+/**
+ * The file for one worker: `app.pid` → `app-3.pid`; a path without `.pid` gets `-3.pid`.
+ * @param {string} file the app's pid_file, absolute
+ * @param {number} id the worker's id
+ */
+export function pidFilePath (file, id) {
+  return file.replace(/(-\d+)?\.pid$/, '') + `-${id}.pid`
+}
+
+/**
+ * Keep a worker's pid file in step with its process.
+ * @param {import('node:events').EventEmitter & { id: number }} worker emits 'state' rows and 'remove'
+ * @param {string} file the app's pid_file
+ * @param {import('pino').Logger} logger
+ */
+export function trackPidFile (worker, file, logger) {
+  const target = pidFilePath(file, worker.id)
+  /** @type {number | null} */
+  let written = null
+  // one write or removal at a time, in the order the states came
+  let queue = Promise.resolve()
+  /** @param {() => Promise<void>} step */
+  const then = (step) => {
+    queue = queue.then(step).catch((err) => logger.warn({ err, file: target }, 'pid file not updated'))
+  }
+  worker.on('state', (/** @type {{ pid: number | null }} */ row) => {
+    if (row.pid === written) return
+    written = row.pid
+    const pid = row.pid
+    then(() => pid === null ? rm(target, { force: true }) : writeWhole(target, `${pid}\n`))
+  })
+  worker.on('remove', () => {
+    written = null
+    then(() => rm(target, { force: true }))
+  })
+}
+
+/**
+ * Write beside the file and rename over it: a reader sees the old pid or the new, never an
+ * empty file.
+ * @param {string} file
+ * @param {string} text
+ */
+async function writeWhole (file, text) {
+  const temp = `${file}.${process.pid}.tmp`
+  await writeFile(temp, text)
+  await rename(temp, file)
+}

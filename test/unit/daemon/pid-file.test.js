@@ -1,0 +1,63 @@
+// @ts-check
+import assert from 'node:assert/strict'
+import { EventEmitter } from 'node:events'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { after, describe, test } from 'node:test'
+import { pidFilePath, trackPidFile } from '../../../daemon/pid-file.js'
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sup-pid-file-'))
+after(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+describe('pidFilePath: PM2 names one file per worker id', () => {
+  const cases = [
+    ['/run/app.pid', 0, '/run/app-0.pid'],
+    ['/run/app.pid', 12, '/run/app-12.pid'],
+    ['/run/app-3.pid', 4, '/run/app-4.pid'],
+    ['/run/app', 2, '/run/app-2.pid']
+  ]
+  for (const [file, id, expected] of cases) {
+    test(`${file} for id ${id} -> ${expected}`, () => assert.equal(pidFilePath(/** @type {string} */ (file), /** @type {number} */ (id)), expected))
+  }
+})
+
+describe('trackPidFile', () => {
+  /** the written file, once the queue has run */
+  const read = async (/** @type {string} */ file) => {
+    // the tracker writes asynchronously; one turn of the event loop per step is enough for fs
+    for (let i = 0; i < 50 && !fs.existsSync(file); i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : null
+  }
+  const gone = async (/** @type {string} */ file) => {
+    for (let i = 0; i < 50 && fs.existsSync(file); i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    return !fs.existsSync(file)
+  }
+  const logger = /** @type {any} */ ({ warn () {} })
+
+  test('written when the process starts, rewritten on a restart, removed when it exits and on delete', async () => {
+    const worker = Object.assign(new EventEmitter(), { id: 7 })
+    const file = path.join(dir, 'api-7.pid')
+    trackPidFile(worker, path.join(dir, 'api.pid'), logger)
+    worker.emit('state', { pid: null })
+    assert.equal(await read(file), null)
+    worker.emit('state', { pid: 1234 })
+    assert.equal(await read(file), '1234\n')
+    worker.emit('state', { pid: null })
+    assert.ok(await gone(file))
+    worker.emit('state', { pid: 5678 })
+    assert.equal(await read(file), '5678\n')
+    worker.emit('remove')
+    assert.ok(await gone(file))
+  })
+
+  test('a file that cannot be written is logged, not thrown', async () => {
+    const worker = Object.assign(new EventEmitter(), { id: 1 })
+    /** @type {unknown[]} */
+    const warnings = []
+    trackPidFile(worker, path.join(dir, 'no-such-dir', 'x.pid'), /** @type {any} */ ({ warn: (/** @type {unknown} */ info) => warnings.push(info) }))
+    worker.emit('state', { pid: 42 })
+    for (let i = 0; i < 50 && warnings.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    assert.equal(warnings.length, 1)
+  })
+})
