@@ -70,7 +70,7 @@ export async function main (argv, io) {
       outputError: (text, write) => write(`sup: ${text.replace(/^error: /, '').trimEnd()} (sup --help lists commands and flags)\n`)
     })
 
-  addStartCommand(program, action)
+  addStartCommand(program, action, await import('./config/start-options.js'))
 
   for (const [verb, description] of /** @type {const} */ ([
     ['stop', 'stop workers (the ladder: SIGINT or a shutdown message, then SIGKILL after kill_timeout)'],
@@ -222,50 +222,13 @@ export async function main (argv, io) {
 /**
  * @param {Command} program
  * @param {(file: string, call: (mod: any, ctx: CommandContext) => Promise<number | void>) => (...args: any[]) => Promise<void>} action
+ * @param {typeof import('./config/start-options.js')} startOptions the option table, loaded only when commander is
  */
-export function addStartCommand (program, action) {
-  program.command('start <script|config> [args...]')
+function addStartCommand (program, action, { declareStartOptions }) {
+  const start = program.command('start <script|config> [args...]')
     .description('start a script (node, or any interpreter) or the apps of an ecosystem config file; script args go after --')
-    .option('-i, --instances <n>', 'number of workers: N, max, 0 (= max) or -N (CPUs minus N); node scripts run in cluster mode')
-    .option('-n, --name <name>', 'app name (default: the script name)')
-    .option('-x, --fork-mode', 'fork mode even with -i')
-    .option('--interpreter <cmd>', 'run the script with this (python3, bash, none, ...); picked from the extension or shebang otherwise')
-    .option('--node-args <args>', 'arguments for node (or the interpreter), e.g. "--max-old-space-size=512"')
-    .option('--interpreter-args <args>', 'alias of --node-args')
-    .option('--cwd <dir>', 'working directory of the app')
-    .option('--env <name>', 'with a config file: apply env_<name>')
-    .option('--only <names>', 'with a config file: only these apps (comma-separated)')
-    .option('--wait-ready', 'the app is ready when it calls process.send("ready")')
-    .option('--listen-timeout <ms>', 'how long to wait for listening/ready')
-    .option('--kill-timeout <ms>', 'how long a stopping worker gets before SIGKILL (default 5000)')
-    .option('--shutdown-with-message', 'ask workers to stop with a "shutdown" message instead of SIGINT')
-    .option('--max-memory-restart <size>', 'restart a worker past this memory, e.g. 200M')
-    .option('--max-restarts <n>', 'fast exits (before --min-uptime) tolerated before the app is errored (default 16)')
-    .option('--min-uptime <ms>', 'uptime below which an exit counts as a crash loop (default 1000)')
-    .option('--restart-delay <ms>', 'wait this long before restarting a crashed worker')
-    .option('--exp-backoff-restart-delay <ms>', 'exponential backoff starting at this delay (x1.5, capped at 15 s)')
-    .option('--no-autorestart', 'do not restart workers that exit')
-    .option('--stop-exit-codes <codes>', 'exit codes that mean "done, do not restart" (comma-separated)')
-    .option('--cron-restart <expr>', 'restart on a cron schedule, e.g. "0 3 * * *" (6 fields: seconds first)')
-    .option('--cron <expr>', 'alias of --cron-restart')
-    .option('--watch [paths]', 'restart when files change: in the cwd, or in these paths (comma-separated)')
-    .option('--ignore-watch <paths>', 'globs or paths not to watch (comma- or space-separated); node_modules and .git never are')
-    .option('--watch-delay <ms>', 'quiet time after the last change before restarting (default 1000)')
-    .option('-o, --output <file>', 'stdout log file ("/dev/null" or NULL: none)')
-    .option('-e, --error <file>', 'stderr log file ("/dev/null" or NULL: none)')
-    .option('-l, --log [file]', 'one more file with stdout and stderr together (default $SUP_HOME/logs/<name>.log)')
-    .option('--merge-logs', 'one log file for all instances')
-    .option('--time', 'prefix log lines with a timestamp')
-    .option('--log-date-format <format>', 'timestamp format for log lines, e.g. "YYYY-MM-DD HH:mm:ss Z" (implies --time)')
-    .option('--log-type <type>', '"json" writes one JSON object per log line')
-    .option('--log-max-size <size>', 'rotate a log file when it reaches this size, e.g. 10M (0: never; default from the daemon, 10M)')
-    .option('--log-retain <n>', 'rotated log files kept per file (default from the daemon, 5)')
-    .option('--log-compress', 'gzip rotated log files')
-    .option('--no-log-compress', 'do not gzip rotated log files, whatever the daemon\'s default')
-    .option('--instance-var <name>', 'env var holding the instance number (default NODE_APP_INSTANCE)')
-    .option('--increment-var <name>', 'env var incremented per instance, e.g. PORT')
-    .option('--balance <rr|os>', 'cluster connections: "rr" (the daemon hands them out round-robin, default) or "os" (workers accept them); fixed when the daemon starts')
-    .option('--json', 'print the started workers as JSON')
+  declareStartOptions(start)
+  start.option('--json', 'print the started workers as JSON')
     .action(action('start', (mod, ctx) => mod.run(ctx.args[0], ctx.args[1], ctx)))
 }
 

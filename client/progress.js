@@ -1,6 +1,7 @@
 // @ts-check
-// reload.progress events (daemon/reload.js, daemon/rollout.js) as terminal lines:
-// "  worker 2/4 ready (pid 123) · retiring pid 98".
+// Rollouts on the terminal, for sup reload and sup scale: reload.progress events
+// (daemon/rollout/) as lines such as "  worker 2/4 ready (pid 123) · retiring pid 98", and
+// the outcomes as the exit code.
 import { formatDuration } from './format.js'
 
 /**
@@ -66,4 +67,18 @@ export async function followProgress (conn, io, apps) {
     if (line !== null) io.out(line)
   })
   await conn.request('subscribe', { topics: ['reload.progress'], apps })
+}
+
+/**
+ * One line per aborted rollout on stderr, exit 1 if any.
+ * @param {import('../daemon/rollout/reload.js').RolloutOutcome[]} outcomes
+ * @param {import('./cli.js').CliIo} io
+ * @param {boolean} quiet only the exit code (--json already has it all)
+ */
+export function reportOutcomes (outcomes, io, quiet) {
+  const aborted = outcomes.filter((o) => o.outcome === 'aborted')
+  if (!quiet) {
+    for (const o of aborted) io.err(`sup: ${o.op} aborted: ${o.reason}; the old workers still serve`)
+  }
+  return aborted.length > 0 ? 1 : 0
 }

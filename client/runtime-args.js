@@ -1,11 +1,12 @@
 // @ts-check
-// sup-runtime's command line: the options of `sup start` (the same declarations, taken from
-// client/cli.js) plus the runtime's own, normalised into app configs here in the CLI layer.
+// sup-runtime's command line: the options of `sup start` (the same table,
+// client/config/start-options.js) plus the runtime's own, normalised into app configs here in
+// the CLI layer.
 import { createRequire } from 'node:module'
 import { parseBalance } from '../ipc/balance.js'
 import { SupError } from '../ipc/errors.js'
-import { addStartCommand } from './cli.js'
-import { buildConfigs } from './commands/start.js'
+import { buildConfigs } from './config/build.js'
+import { declareStartOptions } from './config/start-options.js'
 import { version } from './version.js'
 
 /**
@@ -25,11 +26,6 @@ import { version } from './version.js'
 export async function parseRuntimeArgs (argv, io) {
   /** @type {typeof import('commander')} */
   const { Command } = createRequire(import.meta.url)('commander')
-  // The start command's options, declared once in cli.js.
-  const scratch = new Command()
-  addStartCommand(scratch, () => () => Promise.resolve())
-  const start = /** @type {import('commander').Command} */ (scratch.commands.find((c) => c.name() === 'start'))
-
   /** @type {{ target: string, args: string[], opts: Record<string, any> } | null} */
   let parsed = null
   const program = new Command('sup-runtime')
@@ -45,7 +41,7 @@ export async function parseRuntimeArgs (argv, io) {
       outputError: (text, write) => write(`sup-runtime: ${text.replace(/^error: /, '').trimEnd()} (sup-runtime --help lists the options)\n`)
     })
     .action((target, args, opts) => { parsed = { target, args, opts } })
-  for (const option of start.options) if (option.long !== '--json') program.addOption(option)
+  declareStartOptions(program)
   program.option('--json', 'print log lines as JSON objects ({ time, app, instance, stream, message })')
   program.option('--log-files', 'also write app log files under $SUP_HOME/logs (off: the container keeps stdout/stderr)')
 

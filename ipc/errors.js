@@ -1,10 +1,13 @@
 // @ts-check
 // One registry of every error sup can report. Each code maps to a message template
 // whose {placeholders} are filled from `details`; docs/errors.md lists every code and a
-// test keeps the two in step.
+// test keeps the two in step. The codes are a type (ErrorCode): `new SupError('SUP_ERR_…')`
+// or `err.code === 'SUP_ERR_…'` with a code not in this table fails `npm run typecheck`.
 
-/** @type {Record<string, { message: string, exitCode?: number }>} */
-export const ERRORS = {
+/** @typedef {{ message: string, exitCode?: number }} ErrorEntry */
+
+/** @satisfies {Record<string, ErrorEntry>} */
+export const ERRORS = Object.freeze({
   SUP_ERR_IPC_BAD_MESSAGE: { message: 'malformed message: {reason}' },
   SUP_ERR_IPC_UNKNOWN_METHOD: { message: 'unknown method "{method}"' },
   SUP_ERR_IPC_INVALID_PARAMS: { message: 'invalid params for {method}: {reason}' },
@@ -63,6 +66,18 @@ export const ERRORS = {
   SUP_ERR_CLI_USAGE: { message: '{reason}' },
   SUP_ERR_CLI_UNSUPPORTED: { message: '"{what}" is not supported: {reason}' },
   SUP_ERR_INTERNAL_ERROR: { message: 'internal error: {reason} (this is a bug in sup; the daemon log has details)' }
+})
+
+/** @typedef {keyof typeof ERRORS} ErrorCode every code sup has */
+
+/**
+ * The registry's entry for a code; a code this side does not know (one from a newer daemon,
+ * on the wire) reads as an internal error.
+ * @param {string} code
+ * @returns {ErrorEntry}
+ */
+function entryOf (code) {
+  return Object.hasOwn(ERRORS, code) ? ERRORS[/** @type {ErrorCode} */ (code)] : ERRORS.SUP_ERR_INTERNAL_ERROR
 }
 
 /**
@@ -76,12 +91,12 @@ function formatMessage (template, details) {
 
 export class SupError extends Error {
   /**
-   * @param {keyof typeof ERRORS | string} code a code from ERRORS
+   * @param {ErrorCode} code a code from ERRORS
    * @param {Record<string, unknown>} [details] values for the message template, kept for machines
    * @param {{ cause?: unknown, message?: string }} [options]
    */
   constructor (code, details = {}, options = {}) {
-    const entry = ERRORS[code] ?? ERRORS.SUP_ERR_INTERNAL_ERROR
+    const entry = entryOf(code)
     super(options.message ?? formatMessage(entry.message, details), { cause: options.cause })
     this.name = 'SupError'
     this.code = code
@@ -98,7 +113,9 @@ export class SupError extends Error {
    * @param {{ code?: string, message?: string, details?: Record<string, unknown> }} wire
    */
   static fromJSON (wire) {
-    return new SupError(wire.code ?? 'SUP_ERR_INTERNAL_ERROR', wire.details ?? {}, { message: wire.message ?? 'unknown error' })
+    // The code is kept as sent, even one this side does not know: the message comes with it.
+    const code = /** @type {ErrorCode} */ (wire.code ?? 'SUP_ERR_INTERNAL_ERROR')
+    return new SupError(code, wire.details ?? {}, { message: wire.message ?? 'unknown error' })
   }
 }
 

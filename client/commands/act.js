@@ -3,7 +3,7 @@
 import { connectDaemon } from '../daemon.js'
 import { renderWorkers } from '../format.js'
 import { expandRegexTargets, expandTargets } from '../targets.js'
-import { stringEnv } from './start.js'
+import { stringEnv } from '../shell-env.js'
 
 const METHOD = { stop: 'app.stop', restart: 'app.restart', delete: 'app.delete', reset: 'app.reset' }
 const PAST = { stop: 'stopped', restart: 'restarted', delete: 'deleted', reset: 'reset' }

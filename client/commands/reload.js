@@ -4,11 +4,12 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { SupError } from '../../ipc/errors.js'
+import { buildConfigs } from '../config/build.js'
 import { isConfigFile } from '../config/load-file.js'
 import { connectDaemon } from '../daemon.js'
 import { renderWorkers } from '../format.js'
-import { buildConfigs, stringEnv } from './start.js'
-import { followProgress } from '../progress.js'
+import { followProgress, reportOutcomes } from '../progress.js'
+import { stringEnv } from '../shell-env.js'
 import { expandRegexTargets } from '../targets.js'
 
 /**
@@ -30,20 +31,6 @@ export async function run (targets, { paths, io, opts }) {
   } finally {
     await conn.close()
   }
-}
-
-/**
- * One line per aborted rollout on stderr, exit 1 if any.
- * @param {import('../../daemon/rollout/reload.js').RolloutOutcome[]} outcomes
- * @param {import('../cli.js').CliIo} io
- * @param {boolean} quiet only the exit code (--json already has it all)
- */
-export function reportOutcomes (outcomes, io, quiet) {
-  const aborted = outcomes.filter((o) => o.outcome === 'aborted')
-  if (!quiet) {
-    for (const o of aborted) io.err(`sup: ${o.op} aborted: ${o.reason}; the old workers still serve`)
-  }
-  return aborted.length > 0 ? 1 : 0
 }
 
 /**

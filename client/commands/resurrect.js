@@ -2,7 +2,7 @@
 // sup resurrect: start what dump.json holds that is not running yet (never twice).
 import { connectDaemon } from '../daemon.js'
 import { reportResurrect } from '../format.js'
-import { stringEnv } from './start.js'
+import { stringEnv } from '../shell-env.js'
 
 /** @param {import('../cli.js').CommandContext} ctx */
 export async function run ({ paths, io, opts }) {

@@ -3,8 +3,7 @@
 // with the same drain as a reload.
 import { connectDaemon } from '../daemon.js'
 import { renderWorkers } from '../format.js'
-import { followProgress } from '../progress.js'
-import { reportOutcomes } from './reload.js'
+import { followProgress, reportOutcomes } from '../progress.js'
 
 /**
  * @param {string} target

@@ -1,14 +1,12 @@
 // @ts-check
 // sup start <script|config>: normalise the apps here (paths resolve against the caller's
 // cwd), then hand them to the daemon and report each worker as it comes up.
-import { availableParallelism } from 'node:os'
-import { dirname } from 'node:path'
 import { parseBalance } from '../../ipc/balance.js'
 import { SupError } from '../../ipc/errors.js'
-import { isConfigFile, loadConfigFile, selectApps } from '../config/load-file.js'
-import { normalizeApp } from '../config/normalize.js'
+import { buildConfigs } from '../config/build.js'
 import { connectDaemon } from '../daemon.js'
 import { paintStatus, renderLogWarnings, renderWorkers } from '../format.js'
+import { stringEnv } from '../shell-env.js'
 
 /**
  * @param {string} target
@@ -74,80 +72,4 @@ function wantedBalance (opts, env) {
 async function checkBalance (conn, wanted) {
   const info = await conn.request('daemon.ping')
   if (info.balance !== wanted) throw new SupError('SUP_ERR_DAEMON_BALANCE_MISMATCH', { home: info.home, daemon: info.balance, wanted })
-}
-
-/**
- * @param {string} target
- * @param {string[]} args
- * @param {Record<string, any>} opts
- * @param {string} cwd
- */
-export async function buildConfigs (target, args, opts, cwd) {
-  const cpus = availableParallelism()
-  if (isConfigFile(target)) {
-    const { file, apps } = await loadConfigFile(target, cwd, { envName: opts.env })
-    const selected = opts.only ? selectApps(apps, opts.only, file) : apps
-    return selected.map((raw) => normalizeApp(raw, { cwd: dirname(file), envName: opts.env, cpus, source: file }))
-  }
-  return [normalizeApp(rawFromFlags(target, args, opts), { cwd, envName: opts.env, cpus, source: null })]
-}
-
-/**
- * The CLI flags as a PM2-style app entry, so one normaliser serves flags and config files.
- * @param {string} script
- * @param {string[]} args
- * @param {Record<string, any>} opts
- */
-export function rawFromFlags (script, args, opts) {
-  /** @type {Record<string, unknown>} */
-  const raw = {
-    script,
-    args,
-    name: opts.name,
-    instances: opts.instances,
-    force_fork: opts.forkMode,
-    interpreter: opts.interpreter,
-    interpreter_args: opts.nodeArgs ?? opts.interpreterArgs,
-    cwd: opts.cwd,
-    wait_ready: opts.waitReady,
-    listen_timeout: opts.listenTimeout,
-    kill_timeout: opts.killTimeout,
-    shutdown_with_message: opts.shutdownWithMessage,
-    max_memory_restart: opts.maxMemoryRestart,
-    max_restarts: opts.maxRestarts,
-    min_uptime: opts.minUptime,
-    restart_delay: opts.restartDelay,
-    exp_backoff_restart_delay: opts.expBackoffRestartDelay,
-    autorestart: opts.autorestart === false ? false : undefined,
-    stop_exit_codes: opts.stopExitCodes?.split(',').map((/** @type {string} */ c) => Number(c.trim())),
-    cron_restart: opts.cronRestart ?? opts.cron,
-    watch: opts.watch,
-    ignore_watch: opts.ignoreWatch,
-    watch_delay: opts.watchDelay,
-    out_file: opts.output,
-    error_file: opts.error,
-    log_file: opts.log,
-    merge_logs: opts.mergeLogs,
-    time: opts.time,
-    log_date_format: opts.logDateFormat,
-    log_type: opts.logType,
-    log_max_size: opts.logMaxSize,
-    log_retain: opts.logRetain,
-    log_compress: opts.logCompress,
-    instance_var: opts.instanceVar,
-    increment_var: opts.incrementVar
-  }
-  for (const key of Object.keys(raw)) if (raw[key] === undefined) delete raw[key]
-  return raw
-}
-
-/**
- * The caller's environment as strings: the workers inherit it; the daemon never saves it.
- * @param {NodeJS.ProcessEnv} env
- */
-export function stringEnv (env) {
-  /** @type {Record<string, string>} */
-  const out = {}
-  for (const [key, value] of Object.entries(env)) if (typeof value === 'string') out[key] = value
-  return out
 }

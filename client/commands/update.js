@@ -4,7 +4,7 @@
 // resurrect what was saved. The apps are down in between, as with PM2.
 import { connectDaemon, killDaemon } from '../daemon.js'
 import { reportResurrect } from '../format.js'
-import { stringEnv } from './start.js'
+import { stringEnv } from '../shell-env.js'
 
 /** @param {import('../cli.js').CommandContext} ctx */
 export async function run ({ paths, io }) {

@@ -58,6 +58,18 @@ describe('SupError', () => {
     assert.match(err.message, /^internal error: newer daemon/)
   })
 
+  test('a code that names a property every object has is unknown too, not a template', () => {
+    for (const code of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
+      const err = new SupError(code, { reason: 'odd code' })
+      assert.equal(err.code, code)
+      assert.match(err.message, /^internal error: odd code/)
+    }
+  })
+
+  test('the registry cannot be changed at run time', () => {
+    assert.ok(Object.isFrozen(ERRORS))
+  })
+
   test('toJSON is the wire shape', () => {
     const err = new SupError('SUP_ERR_APP_NOT_FOUND', { target: 'api' }, { cause: new Error('x') })
     assert.deepEqual(err.toJSON(), { code: 'SUP_ERR_APP_NOT_FOUND', message: 'app "api" not found (sup ls lists apps)', details: { target: 'api' } })

@@ -1,0 +1,36 @@
+// @ts-check
+// A start target (a script and its flags, or a config file) as the validated app configs the
+// daemon takes. Shared by sup start, sup reload <config> and sup-runtime; paths resolve
+// against the caller's cwd, or the config file's folder.
+import { availableParallelism } from 'node:os'
+import { dirname } from 'node:path'
+import { isConfigFile, loadConfigFile, selectApps } from './load-file.js'
+import { normalizeApp } from './normalize.js'
+import { appEntryFromFlags } from './start-options.js'
+
+/**
+ * @param {string} target a script, or a config file
+ * @param {string[]} args the script's arguments
+ * @param {Record<string, any>} opts the parsed start options (client/config/start-options.js)
+ * @param {string} cwd
+ * @returns {Promise<import('../../ipc/app-config.js').AppConfig[]>}
+ */
+export async function buildConfigs (target, args, opts, cwd) {
+  const cpus = availableParallelism()
+  if (isConfigFile(target)) {
+    const { file, apps } = await loadConfigFile(target, cwd, { envName: opts.env })
+    const selected = opts.only ? selectApps(apps, opts.only, file) : apps
+    return selected.map((raw) => normalizeApp(raw, { cwd: dirname(file), envName: opts.env, cpus, source: file }))
+  }
+  return [normalizeApp(rawFromFlags(target, args, opts), { cwd, envName: opts.env, cpus, source: null })]
+}
+
+/**
+ * The CLI flags as a PM2-style app entry, so one normaliser serves flags and config files.
+ * @param {string} script
+ * @param {string[]} args
+ * @param {Record<string, any>} opts
+ */
+export function rawFromFlags (script, args, opts) {
+  return { script, args, ...appEntryFromFlags(opts) }
+}
