@@ -9,7 +9,7 @@ import { acquireLock } from './lock.js'
 import { readLogDefaults } from './logs/defaults.js'
 import { MetricsEndpoint } from './metrics/endpoint.js'
 import { guardMemory } from './metrics/memory-guard.js'
-import { metricsEvent, Sampler } from './metrics/sampler.js'
+import { agentIntervalFor, metricsEvent, Sampler } from './metrics/sampler.js'
 import { readDaemonOptions } from './options.js'
 import { Persistence } from './dump/persistence.js'
 import { startServer } from './server.js'
@@ -54,8 +54,8 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill }) {
     logsDir: paths.logs,
     logger,
     logDefaults,
-    // The agent reports on the sampler's cadence; without sampling it stays quiet.
-    agentEnv: sampleInterval > 0 ? { SUP_AGENT_METRICS_MS: String(sampleInterval) } : {}
+    // The agent reports on a multiple of the sampler's cadence; without sampling it stays quiet.
+    agentEnv: sampleInterval > 0 ? { SUP_AGENT_METRICS_MS: String(agentIntervalFor(sampleInterval)) } : {}
   })
   const workers = () => [...supervisor.apps.values()].flatMap((app) => app.workers)
   const sampler = new Sampler({ workers, interval: sampleInterval, logger })

@@ -56,10 +56,11 @@ export function buildWorkerEnv (config, shellEnv, instance) {
 /**
  * @param {import('../ipc/app-config.js').AppConfig} config
  * @param {Record<string, string>} env
+ * @param {import('./sockets/held-sockets.js').HandOver | null} [sockets] the app's held sockets (fork mode, `listen`)
  * @returns {SpawnedWorker}
  */
-export function spawnWorker (config, env) {
-  return config.exec_mode === 'cluster' ? forkClusterWorker(config, env) : spawnForkWorker(config, env)
+export function spawnWorker (config, env, sockets = null) {
+  return config.exec_mode === 'cluster' ? forkClusterWorker(config, env) : spawnForkWorker(config, env, sockets)
 }
 
 /**
@@ -104,14 +105,20 @@ function forkClusterWorker (config, env) {
 /**
  * @param {import('../ipc/app-config.js').AppConfig} config
  * @param {Record<string, string>} env
+ * @param {import('./sockets/held-sockets.js').HandOver | null} sockets
  * @returns {SpawnedWorker}
  */
-function spawnForkWorker (config, env) {
-  const { command, args, node } = withParentDeathSignal(buildCommand(config))
+function spawnForkWorker (config, env, sockets) {
+  const plain = buildCommand(config)
+  const { command, args, node } = withParentDeathSignal(sockets ? withListenPid(plain) : plain)
+  // Held sockets become the child's fds 3, 4, … as systemd passes them; the IPC channel
+  // (node workers) comes after them, wherever NODE_CHANNEL_FD says.
+  const inherited = sockets ? sockets.fds : []
+  const listenEnv = sockets ? { ...sockets.env, ...(node ? { SUP_LISTEN: sockets.agent } : {}) } : {}
   const child = spawn(command, args, {
     cwd: config.cwd,
-    env: { ...process.env, ...env },
-    stdio: node ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env, ...listenEnv },
+    stdio: ['ignore', 'pipe', 'pipe', ...inherited, ...(node ? /** @type {const} */ (['ipc']) : [])],
     // Its own process group, so the whole tree can be signalled at once.
     detached: true,
     windowsHide: true
@@ -148,6 +155,20 @@ export function buildCommand (config) {
   }
   if (config.interpreter === 'none') return { command: config.script, args: config.args, node: false }
   return { command: config.interpreter, args: [...config.interpreter_args, config.script, ...config.args], node: false }
+}
+
+/** The exec wrapper that sets LISTEN_PID: a POSIX shell, present on every system sup runs on. */
+export const LISTEN_PID_SHELL = '/bin/sh'
+
+/**
+ * systemd's LISTEN_PID must be the pid of the process the sockets are for, and consumers
+ * (sd_listen_fds, gunicorn, go-systemd) ignore LISTEN_FDS when it is not theirs. spawn()
+ * cannot know the pid before the fork, so, as systemd does after its fork, a shell sets it
+ * to its own pid ($$) and exec()s the real command, which keeps that pid.
+ * @param {{ command: string, args: string[], node: boolean }} cmd
+ */
+export function withListenPid (cmd) {
+  return { ...cmd, command: LISTEN_PID_SHELL, args: ['-c', 'LISTEN_PID=$$; export LISTEN_PID; exec "$@"', 'sup-listen', cmd.command, ...cmd.args] }
 }
 
 /** null: not looked for yet; false: not available. */
@@ -194,5 +215,7 @@ function forwardMessage (events, message) {
   if (message === 'ready') events.emit('ready')
   else if (message && typeof message === 'object' && /** @type {any} */ (message).sup === 'listening') events.emit('listening')
   else if (message && typeof message === 'object' && /** @type {any} */ (message).sup === 'metrics') events.emit('metrics', message)
+  // Fork mode: nothing is handed over through the daemon, so drained is final (no 'sync').
+  else if (message && typeof message === 'object' && /** @type {any} */ (message).sup === 'drained') events.emit('drained')
   else events.emit('message', message)
 }

@@ -12,6 +12,7 @@ import { reloadApps, replaceWorker, scaleApp } from './rollout/reload.js'
 import { matchTarget, resolveTargets } from './resolve-targets.js'
 import { metricsEvent } from './metrics/sampler.js'
 import { trackPidFile } from './pid-file.js'
+import { HeldSockets } from './sockets/held-sockets.js'
 import { Worker } from './worker.js'
 
 /** Extra time an operation waits beyond the app's own timeouts before answering anyway. */
@@ -78,10 +79,12 @@ export class Supervisor extends EventEmitter {
    * @returns {App}
    */
   addApp (config, shellEnv) {
+    // Bound first: an address in use refuses the app before anything of it exists.
+    const sockets = config.listen.length > 0 && config.exec_mode === 'fork' ? HeldSockets.bind(config.listen, { app: config.name }) : null
     const logs = new LogSink({ config, logsDir: this.logsDir, logger: this.logger, files: this.logFiles, defaults: this.logDefaults })
     logs.on('line', (entry) => this.emit('log', entry))
     /** @type {App} */
-    const app = { config, shellEnv, logs, workers: [], triggers: /** @type {any} */ (null) }
+    const app = { config, shellEnv, logs, workers: [], triggers: /** @type {any} */ (null), sockets }
     app.triggers = new AppTriggers({ config, logFiles: logs.paths(), restart: (reason) => this.restartByTrigger(app, reason), logger: this.logger })
     // A log file that fails (or works again) changes the rows: `sup ls` and monit should know.
     logs.on('status', () => { for (const worker of app.workers) this.emit('app.state', worker.row()) })
@@ -116,6 +119,7 @@ export class Supervisor extends EventEmitter {
       this.apps.delete(app.config.name)
       app.triggers.stop().catch(() => {})
       app.logs.close()
+      app.sockets?.close()
       this.logger.info({ app: app.config.name }, 'app deleted')
     }
   }

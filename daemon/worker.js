@@ -14,6 +14,7 @@ import { buildWorkerEnv, spawnWorker, usesAgent } from './spawn-worker.js'
  * @property {Record<string, string>} shellEnv
  * @property {import('./logs/sink.js').LogSink} logs
  * @property {{ from: string, at: number }} [restored] set when the app came back from the dump
+ * @property {import('./sockets/held-sockets.js').HeldSockets | null} [sockets] sockets the daemon holds for the app (`listen`)
 
  *
  * @typedef {import('../ipc/methods.js').WorkerRow} WorkerRow
@@ -98,7 +99,7 @@ export class Worker extends EventEmitter {
   spawn () {
     const { config, shellEnv, logs } = this.app
     const env = buildWorkerEnv(config, shellEnv, this.instance)
-    const proc = spawnWorker(config, usesAgent(config) ? { ...env, ...this.agentEnv } : env)
+    const proc = spawnWorker(config, usesAgent(config) ? { ...env, ...this.agentEnv } : env, this.app.sockets?.handOver() ?? null)
     this.proc = proc
     this.usage = emptyUsage()
     this.agent = null

@@ -44,6 +44,7 @@
  * @property {string[]} watch_paths absolute; empty = the app's cwd
  * @property {string[]} ignore_watch globs or paths not to watch (node_modules and .git never are)
  * @property {number} watch_delay ms of quiet after the last change before restarting
+ * @property {string[]} listen sockets the daemon binds and hands to every generation (fork mode): canonical entries of ipc/listen.js ("3000", "127.0.0.1:8080", "unix:/run/app.sock")
  * @property {string | null} source the config file it came from
  */
 
@@ -88,6 +89,7 @@ export const APP_DEFAULTS = Object.freeze({
   watch_paths: [],
   ignore_watch: [],
   watch_delay: 1000,
+  listen: [],
   source: null,
   namespace: 'default'
 })
@@ -141,6 +143,7 @@ export const APP_CONFIG_SCHEMA = {
     watch_paths: strList,
     ignore_watch: strList,
     watch_delay: ms,
+    listen: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 200 }, maxItems: 64 },
     source: nullableStr,
     namespace: { type: 'string', pattern: APP_NAME_PATTERN }
   }

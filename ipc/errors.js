@@ -31,6 +31,7 @@ export const ERRORS = Object.freeze({
   SUP_ERR_RELOAD_IN_PROGRESS: { message: 'a {op} of app "{name}" is already running (wait for it to end; sup describe {name} shows how the last one ended)' },
   SUP_ERR_RELOAD_ABORTED: { message: '{op} aborted: {reason}' },
   SUP_ERR_RELOAD_INVALID_LIMITS: { message: 'invalid reload limits: {reason}' },
+  SUP_ERR_LISTEN_FAILED: { message: 'cannot listen on {address} for app "{name}": {reason}' },
   SUP_ERR_CONFIG_SCRIPT_NOT_FOUND: { message: 'script "{script}" not found (looked in {cwd})' },
   SUP_ERR_CONFIG_SCRIPT_IS_DIRECTORY: { message: '"{script}" is a directory: name the file to run, e.g. {script}/index.js' },
   SUP_ERR_CONFIG_INVALID_INSTANCES: { message: 'invalid instance count "{value}" (use a number, "max", 0 for max, or -N for CPUs minus N)' },

@@ -7,6 +7,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { APP_DEFAULTS, APP_NAME_PATTERN } from '../../ipc/app-config.js'
 import { SupError } from '../../ipc/errors.js'
+import { parseListen } from '../../ipc/listen.js'
 import { parseBytes } from '../../ipc/units.js'
 import { commandName, isCommandString, scriptOf, shellCommand } from './command.js'
 import { detectInterpreter, findOnPath } from './interpreter.js'
@@ -94,12 +95,31 @@ export function normalizeApp (raw, { cwd, envName, cpus, source = null }) {
     ...parseWatch(raw.watch, appCwd),
     ignore_watch: parseIgnoreWatch(raw.ignore_watch),
     watch_delay: 0,
+    listen: [],
     source
   }
+  config.listen = parseListenOption(raw.listen, appCwd, /** @type {string} */ (config.exec_mode))
   for (const key of DURATION_KEYS) {
     config[key] = raw[key] == null || raw[key] === '' ? APP_DEFAULTS[key] : parseDuration(raw[key], key)
   }
   return /** @type {import('../../ipc/app-config.js').AppConfig} */ (config)
+}
+
+/**
+ * `listen`: sockets the daemon holds for a fork-mode app, as canonical entries; unix socket
+ * paths resolve against the app's cwd.
+ * @param {unknown} value raw.listen
+ * @param {string} cwd
+ * @param {string} execMode
+ * @returns {string[]}
+ */
+function parseListenOption (value, cwd, execMode) {
+  const specs = parseListen(value, (p) => path.resolve(cwd, p))
+  if ('error' in specs) throwInvalid('listen', specs.entry, specs.error)
+  if (specs.length > 0 && execMode === 'cluster') {
+    throwInvalid('listen', value, 'is for fork mode (in cluster mode the daemon already shares the port the app listens on); use exec_mode "fork", or leave listen out')
+  }
+  return specs.map((s) => s.name)
 }
 
 /**

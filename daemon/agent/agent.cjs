@@ -1,9 +1,11 @@
 'use strict'
 // sup's agent, loaded with --require into every node worker. It must never change what the
-// app sees: no patched globals, no output, no listener that keeps the process alive.
+// app sees: no output, no listener that keeps the process alive, and no patched global but
+// one, only where the daemon handed the worker sockets (below).
 // A fork-mode worker tells the daemon when its first server listens (a cluster primary sees
-// 'listening' itself). A cluster worker can be drained and gated by the daemon; see
-// docs/reload.md for why each step is done the way it is.
+// 'listening' itself). A cluster worker, and a fork-mode worker on sockets the daemon holds,
+// can be drained (and a cluster worker gated) by the daemon; see docs/reload.md for why each
+// step is done the way it is.
 const dc = require('node:diagnostics_channel')
 
 const LISTEN = 'tracing:net.server.listen:asyncEnd'
@@ -22,11 +24,65 @@ if (typeof process.send !== 'function') {
     tell({ sup: 'listening' })
   }
   dc.subscribe(LISTEN, onListen)
+  if (adoptHeldSockets()) superviseWorker()
 } else {
-  superviseClusterWorker()
+  superviseWorker()
 }
 
-function superviseClusterWorker () {
+/**
+ * Fork mode with `listen`: the daemon holds the app's sockets and passes them as fds 3, 4, …
+ * (SUP_LISTEN says which serves which port or path). A plain `server.listen(3000)` then
+ * listens on the inherited socket instead of binding its own, so every generation of the app
+ * accepts from the same kernel queue and a reload loses no connection. This wraps
+ * net.Server.prototype.listen (http, https and express servers all go through it); calls
+ * for ports or paths the daemon did not hand over, and listen({ fd }) / listen(handle), are
+ * passed on untouched.
+ * @returns {boolean} whether there were sockets to adopt
+ */
+function adoptHeldSockets () {
+  const raw = process.env.SUP_LISTEN
+  delete process.env.SUP_LISTEN
+  if (!raw) return false
+  /** @type {Array<{ fd: number, port?: number, path?: string }>} */
+  let held
+  try {
+    held = JSON.parse(raw)
+  } catch {
+    return false
+  }
+  if (!Array.isArray(held) || held.length === 0) return false
+  const net = require('node:net')
+  const path = require('node:path')
+  const listen = net.Server.prototype.listen
+  /** @param {any[]} args */
+  const heldFdFor = (args) => {
+    const first = args[0]
+    let port = null
+    let file = null
+    if (first !== null && typeof first === 'object') {
+      if (first.fd != null || first.handle != null || first._handle != null) return null
+      if (first.path != null) file = String(first.path)
+      else if (first.port != null) port = Number(first.port)
+    } else if (typeof first === 'number' || (typeof first === 'string' && /^\d+$/.test(first))) {
+      port = Number(first)
+    } else if (typeof first === 'string') {
+      file = first
+    }
+    const entry = port !== null && port > 0
+      ? held.find((h) => h.port === port)
+      : file !== null ? held.find((h) => h.path !== undefined && h.path === path.resolve(file)) : undefined
+    return entry === undefined ? null : entry.fd
+  }
+  net.Server.prototype.listen = function (/** @type {any[]} */ ...args) {
+    const fd = heldFdFor(args)
+    if (fd === null) return listen.apply(this, /** @type {any} */ (args))
+    const callback = typeof args[args.length - 1] === 'function' ? args[args.length - 1] : undefined
+    return callback ? listen.call(this, { fd }, callback) : listen.call(this, { fd })
+  }
+  return true
+}
+
+function superviseWorker () {
   /** Servers that have listened in this worker (pruned of closed ones as new ones listen). */
   const servers = new Set()
   /** Connections accepted by any of them, until they close. */

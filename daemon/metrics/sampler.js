@@ -11,8 +11,24 @@ import { createTreeWalker } from './tree-walker.js'
 
 /** How much history each worker keeps (the issue asks for at least 5 minutes). */
 export const HISTORY_MS = 6 * 60_000
-/** An agent report older than this many intervals is not shown: the worker stopped reporting. */
+/** An agent report older than this many agent intervals is not shown: the worker stopped reporting. */
 const AGENT_STALE_INTERVALS = 3
+/**
+ * Agents report at most this often. Each report is an IPC message the daemon receives (about
+ * 0.15 ms of its CPU here); at 1 s, 8 idle workers' reports were a third of the daemon's idle
+ * CPU (docs/monitoring.md). Heap, handles and loop delay move slowly; CPU and memory, which
+ * the daemon reads from /proc itself, stay on the sampling interval.
+ */
+const AGENT_MIN_MS = 5000
+
+/**
+ * The agents' cadence for a sampling interval: the smallest multiple of it that is at least
+ * AGENT_MIN_MS, so reports still land on the sampler's slots.
+ * @param {number} interval ms; 0 (sampling off) gives 0
+ */
+export function agentIntervalFor (interval) {
+  return interval > 0 ? interval * Math.ceil(AGENT_MIN_MS / interval) : 0
+}
 /**
  * Agents report on the wall-clock multiples of the interval, and the sampler runs on the same
  * slots: the reports arrive while it runs or just after, so the daemon mostly wakes once a
@@ -136,7 +152,7 @@ export class Sampler extends EventEmitter {
       const result = accountTree(this.tracks.get(worker.id) ?? null, root, [root, ...(trees.get(root) ?? [])], usage, now)
       if (!result) continue
       this.tracks.set(worker.id, result.track)
-      const agent = worker.agent && now - worker.agent.at <= AGENT_STALE_INTERVALS * this.interval ? worker.agent : null
+      const agent = worker.agent && now - worker.agent.at <= AGENT_STALE_INTERVALS * agentIntervalFor(this.interval) ? worker.agent : null
       const { cpu, cpuSeconds, memory, processes } = result.figures
       worker.usage = {
         time: now,

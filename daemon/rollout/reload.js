@@ -4,7 +4,7 @@
 // shared socket to hand over, so their reload is a restart and says so.
 import { SupError } from '../../ipc/errors.js'
 import { DEFAULT_LIMITS, checkLimits, freeInstances, resolveScale } from './plan.js'
-import { rollWorkers } from './rollout.js'
+import { canRoll, rollWorkers } from './rollout.js'
 
 /**
  * @typedef {import('../supervisor.js').Supervisor} Supervisor
@@ -78,7 +78,9 @@ async function reloadApp (supervisor, app, workers, { config: newConfig, shellEn
   const config = newConfig ? Object.freeze({ ...newConfig }) : app.config
   const env = shellEnv ?? app.shellEnv
   const whole = workers.length === app.workers.length
-  const rolling = app.config.exec_mode === 'cluster' && config.exec_mode === 'cluster'
+  // Fork mode rolls on the sockets the daemon holds, as long as the new settings ask for the same ones.
+  const rolling = canRoll(app) && (config === app.config || (canRoll({ config, shellEnv: env, logs: app.logs, sockets: app.sockets }) &&
+    config.exec_mode === app.config.exec_mode && config.listen.join() === app.config.listen.join()))
   const report = reporter(supervisor, app.config.name, 'reload')
   report({ phase: 'begin', strategy: rolling ? 'rolling' : 'restart', workers: workers.length, ...limits, config: Boolean(newConfig), env: Boolean(shellEnv) })
 
@@ -95,7 +97,7 @@ async function reloadApp (supervisor, app, workers, { config: newConfig, shellEn
     return finish(supervisor, app, report, { op: 'reload', strategy: 'restart', outcome: 'restarted', reason: 'fork mode: reload falls back to restart (stop, then start)', started: [], retired: [], failed: [] }, began)
   }
 
-  const runtime = config === app.config && env === app.shellEnv ? app : { config, shellEnv: env, logs: app.logs }
+  const runtime = config === app.config && env === app.shellEnv ? app : { config, shellEnv: env, logs: app.logs, sockets: app.sockets }
   const instances = whole ? range(config.instances) : workers.map((w) => w.instance)
   const result = await rollWorkers({ supervisor, app, old: workers, instances, runtime, limits, report })
   if (result.outcome === 'done' && whole && runtime !== app) {
@@ -126,7 +128,7 @@ export async function scaleApp (supervisor, target, spec) {
     if ('error' in scale) throw new SupError('SUP_ERR_APP_SCALE_INVALID', { name: app.config.name, value: spec, reason: scale.error })
     const began = Date.now()
     const report = reporter(supervisor, app.config.name, 'scale')
-    const strategy = app.config.exec_mode === 'cluster' ? 'rolling' : 'restart'
+    const strategy = canRoll(app) ? 'rolling' : 'restart'
     if (scale.to === from) {
       const summary = finish(supervisor, app, report, { op: 'scale', strategy, outcome: 'unchanged', reason: `already ${from} worker${from === 1 ? '' : 's'}`, started: [], retired: [], failed: [] }, began)
       return { ...summary, from, to: from }
@@ -154,7 +156,7 @@ export async function replaceWorker (supervisor, worker) {
   const began = Date.now()
   const report = reporter(supervisor, app.config.name, 'replace')
   try {
-    if (app.config.exec_mode !== 'cluster') {
+    if (!canRoll(app)) {
       await supervisor.restart([String(worker.id)])
       return finish(supervisor, app, report, { op: 'replace', strategy: 'restart', outcome: 'restarted', reason: null, started: [], retired: [], failed: [] }, began)
     }

@@ -78,7 +78,7 @@ export async function rollWorkers ({ supervisor, app, old, instances, runtime = 
     const ref = refOf(worker)
     const since = Date.now()
     const gone = waitRemoved(worker, 2 * worker.app.config.kill_timeout + RETIRE_GRACE)
-    const drain = worker.state.status === STATUS.ONLINE && worker.app.config.exec_mode === 'cluster'
+    const drain = worker.state.status === STATUS.ONLINE && canDrain(worker.app)
     worker.dispatch({ type: 'stop', then: 'remove', drain })
     await gone
     result.retired.push(ref)
@@ -143,6 +143,26 @@ export async function rollWorkers ({ supervisor, app, old, instances, runtime = 
   } finally {
     for (const w of watched) w.off('change', waiter.wake)
   }
+}
+
+/**
+ * Whether old and new workers of an app can serve side by side, so that a reload rolls:
+ * cluster mode (the daemon hands out the connections) or fork mode on sockets the daemon
+ * holds (`listen`: every generation accepts from the same kernel queue).
+ * @param {AppRuntime} runtime
+ */
+export function canRoll (runtime) {
+  return runtime.config.exec_mode === 'cluster' || (runtime.sockets != null && runtime.config.listen.length > 0)
+}
+
+/**
+ * Whether the agent can drain a worker before it stops: cluster workers, and node fork-mode
+ * workers on held sockets. Others get the plain stop ladder: their servers close on SIGINT,
+ * and what the kernel queued meanwhile waits on the held socket for the next generation.
+ * @param {AppRuntime} runtime
+ */
+export function canDrain (runtime) {
+  return runtime.config.exec_mode === 'cluster' || (canRoll(runtime) && runtime.config.interpreter === null)
 }
 
 /**

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import { waitForHttp } from '../helpers/under-load.js'
 import { APPS, freePort, httpGet, useSupHome, waitForExit, waitForRows } from '../helpers/sup.js'
 
 /**
@@ -84,6 +85,9 @@ test('ESM with top-level await and require.main apps run unchanged as cluster wo
   assert.equal(esm.code, 0, esm.stderr)
   const cjs = await home.sup(['start', join(APPS, 'require-main.cjs'), '-i', '2'], { env: { PORT: String(cjsPort) } })
   assert.equal(cjs.code, 0, cjs.stderr)
+  // A worker slower than min_uptime to listen (a busy machine) is online before it listens.
+  await waitForHttp(esmPort)
+  await waitForHttp(cjsPort)
 
   const esmBody = JSON.parse((await httpGet(esmPort)).body)
   assert.equal(esmBody.esm, true)

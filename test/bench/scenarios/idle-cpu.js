@@ -32,6 +32,6 @@ export async function run (ctx) {
     header: ['process', `CPU, 8 idle workers (median of ${seconds} s windows)`, 'windows'],
     rows,
     figures: { percent: med, windows: percent, seconds },
-    targets: [target('sup daemon CPU, 8 idle workers (% of a core)', med.sup, '<=', 0.3, `${fmt(med.sup, 3)} %`)]
+    targets: [target('sup daemon CPU, 8 idle workers (% of a core)', med.sup, '<=', 0.25, `${fmt(med.sup, 3)} %`)]
   }
 }

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import pino from 'pino'
-import { delayToSlot, emptyUsage, metricsEvent, Sampler } from '../../../../daemon/metrics/sampler.js'
+import { agentIntervalFor, delayToSlot, emptyUsage, metricsEvent, Sampler } from '../../../../daemon/metrics/sampler.js'
 
 /**
  * A worker as the sampler sees it.
@@ -82,16 +82,23 @@ describe('Sampler', () => {
     assert.equal(stopped.usage.time, null)
   })
 
-  test('merges a fresh agent report, and drops one older than three intervals', async () => {
+  test('agents report on a multiple of the sampling interval, at least every 5 s', () => {
+    assert.deepEqual([1000, 500, 700, 5000, 60_000, 0].map(agentIntervalFor), [5000, 5000, 5600, 5000, 60_000, 0])
+  })
+
+  test('merges a fresh agent report, and drops one older than three agent intervals', async () => {
     const w = fakeWorker(0, 100)
     const { sampler, clock, emitted } = setUp([w], { trees: new Map(), table: new Map([[100, { ctime: 1, memory: 1 }]]) })
     w.agent = { loop_delay: { p50: 1, p99: 7, max: 9 }, heap: { used: 5, total: 8 }, handles: 3, at: clock.now - 500 }
     await sampler.sample()
     assert.deepEqual({ loop: emitted[0].loop_delay, heap: emitted[0].heap, handles: emitted[0].handles }, { loop: { p50: 1, p99: 7, max: 9 }, heap: { used: 5, total: 8 }, handles: 3 })
-    clock.now += 3001
+    clock.now += 14_000
     await sampler.sample()
-    assert.deepEqual({ loop: emitted[1].loop_delay, heap: emitted[1].heap, handles: emitted[1].handles }, { loop: null, heap: null, handles: null })
-    assert.deepEqual(sampler.histories.get(0)?.last().loop_p99, [7, null])
+    assert.equal(emitted[1].heap?.used, 5, 'kept between the agent\'s reports')
+    clock.now += 1001
+    await sampler.sample()
+    assert.deepEqual({ loop: emitted[2].loop_delay, heap: emitted[2].heap, handles: emitted[2].handles }, { loop: null, heap: null, handles: null })
+    assert.deepEqual(sampler.histories.get(0)?.last().loop_p99, [7, 7, null])
   })
 
   test('a worker replaced during the read keeps its figures for the new process', async () => {

@@ -1,0 +1,196 @@
+// @ts-check
+// Sockets the daemon binds for a fork-mode app's `listen` setting and keeps open across every
+// generation of its workers, systemd socket-activation style (docs/reload.md#fork-mode):
+// the kernel queues connections on them while one generation hands over to the next.
+//
+// The daemon must hold each socket in the LISTEN state without ever accepting on it. A Node
+// server that listens also accepts (libuv polls every listening handle), so the daemon binds
+// with net's handle factory (the one node:cluster's primary uses for its shared handles, which
+// binds but neither listens nor polls), and a short-lived helper process, handed the socket as
+// fd 3, calls listen(2) on it and exits before its event loop ever runs: the socket is then
+// listening for good, and only the workers accept.
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import net from 'node:net'
+import { getSystemErrorName } from 'node:util'
+import { SupError } from '../../ipc/errors.js'
+import { parseListen } from '../../ipc/listen.js'
+
+/** The kernel's own cap (somaxconn) applies on top; Node's default backlog. */
+export const BACKLOG = 511
+
+/**
+ * listen(2) on fd 3 and exit: process.exit runs before the event loop could accept anything.
+ * Node reports a failed listen on the next tick and drops the server's handle at once, so a
+ * missing handle means it failed (EADDRINUSE: another socket listens on that address).
+ */
+const LISTEN_HELPER = `const s = require('node:net').createServer().listen({ fd: 3, backlog: ${BACKLOG} })
+if (s._handle) process.exit(0)
+s.on('error', (err) => { process.stderr.write(String(err.code || err.message)); process.exit(1) })`
+
+/**
+ * @typedef {import('../../ipc/listen.js').ListenSpec} ListenSpec
+ *
+ * @typedef {object} HeldSocket
+ * @property {ListenSpec} spec
+ * @property {number} fd the daemon's descriptor
+ * @property {any} handle the libuv handle that owns fd (closing it closes the socket)
+ *
+ * @typedef {object} HandOver what a worker process gets (docs/reload.md#what-the-app-gets)
+ * @property {number[]} fds the daemon's descriptors, in order: they become the child's 3, 4, …
+ * @property {Record<string, string>} env LISTEN_FDS and LISTEN_FDNAMES (LISTEN_PID is set by the exec wrapper)
+ * @property {string} agent JSON for the node agent: which inherited fd serves which port or path
+ */
+
+/**
+ * @typedef {object} BindOptions
+ * @property {string} app the app's name, for messages
+ * @property {(fd: number) => { status: number | null, stderr: string }} [listenFd] puts fd in LISTEN state (default: the helper process)
+ */
+
+export class HeldSockets {
+  /** @param {HeldSocket[]} sockets */
+  constructor (sockets) {
+    this.sockets = sockets
+    this.closed = false
+  }
+
+  /**
+   * Bind and listen on every entry of an app's `listen` setting; all or nothing.
+   * @param {string[]} listen the canonical entries of AppConfig.listen
+   * @param {BindOptions} options
+   */
+  static bind (listen, { app, listenFd = runListenHelper }) {
+    const specs = parseListen(listen)
+    if ('error' in specs) throw new SupError('SUP_ERR_CONFIG_INVALID_OPTION', { option: 'listen', value: String(specs.entry), reason: specs.error })
+    const held = new HeldSockets([])
+    try {
+      for (const spec of specs) {
+        const handle = bindOne(spec, app)
+        held.sockets.push({ spec, fd: handle.fd, handle })
+        const result = listenFd(handle.fd)
+        if (result.status !== 0) {
+          const code = result.stderr.trim().split('\n').pop() || `the listen helper exited with ${result.status}`
+          throw new SupError('SUP_ERR_LISTEN_FAILED', { address: spec.name, name: app, reason: explain(code) })
+        }
+      }
+    } catch (err) {
+      held.close()
+      throw err
+    }
+    return held
+  }
+
+  /** @returns {HandOver} */
+  handOver () {
+    return {
+      fds: this.sockets.map((s) => s.fd),
+      env: {
+        LISTEN_FDS: String(this.sockets.length),
+        LISTEN_FDNAMES: this.sockets.map((s) => fdName(s.spec)).join(':')
+      },
+      agent: JSON.stringify(this.sockets.map((s, i) => s.spec.kind === 'unix'
+        ? { fd: 3 + i, path: s.spec.path }
+        : { fd: 3 + i, host: s.spec.host, port: s.spec.port }))
+    }
+  }
+
+  /** Close every socket (the app is deleted); a unix socket's file goes too. */
+  close () {
+    if (this.closed) return
+    this.closed = true
+    for (const { spec, handle } of this.sockets) {
+      handle.close()
+      if (spec.kind === 'unix') fs.rmSync(spec.path, { force: true })
+    }
+  }
+}
+
+/**
+ * @param {ListenSpec} spec
+ * @param {string} app
+ */
+function bindOne (spec, app) {
+  const create = /** @type {any} */ (net)._createServerHandle
+  if (spec.kind === 'unix') {
+    removeStaleSocket(spec.path, app)
+    return check(create(spec.path, -1, -1, undefined, 0), spec, app)
+  }
+  if (spec.host === null) {
+    // Every interface: IPv6 with IPv4 mapped in, as Node's own listen(port) does; IPv4 alone
+    // where the system has no IPv6.
+    const dual = create('::', spec.port, 6, undefined, 0)
+    if (typeof dual !== 'number') return check(dual, spec, app)
+    return check(create('0.0.0.0', spec.port, 4, undefined, 0), spec, app)
+  }
+  const host = spec.host === 'localhost' ? '127.0.0.1' : spec.host
+  const family = net.isIP(host)
+  if (family === 0) throw new SupError('SUP_ERR_LISTEN_FAILED', { address: spec.name, name: app, reason: 'the host must be an IP address or "localhost"' })
+  return check(create(host, spec.port, family, undefined, 0), spec, app)
+}
+
+/**
+ * @param {any} result a handle, or a negative errno
+ * @param {ListenSpec} spec
+ * @param {string} app
+ */
+function check (result, spec, app) {
+  if (typeof result !== 'number') {
+    // libuv keeps EADDRINUSE from bind(2) for the listen that follows (a "delayed error") and
+    // leaves the socket unbound: an unbound socket reports port 0.
+    if (spec.kind === 'tcp') {
+      /** @type {{ port?: number }} */
+      const address = {}
+      result.getsockname(address)
+      if (address.port !== spec.port) {
+        result.close()
+        throw new SupError('SUP_ERR_LISTEN_FAILED', { address: spec.name, name: app, reason: explain('EADDRINUSE') })
+      }
+    }
+    return result
+  }
+  throw new SupError('SUP_ERR_LISTEN_FAILED', { address: spec.name, name: app, reason: explain(getSystemErrorName(result)) })
+}
+
+/** @param {string} code an errno name */
+function explain (code) {
+  if (code === 'EADDRINUSE') return 'the address is in use (another process listens there; stop it or pick another address)'
+  if (code === 'EACCES') return 'permission denied (ports below 1024 need root or CAP_NET_BIND_SERVICE; for a unix socket, check its folder)'
+  if (code === 'EADDRNOTAVAIL') return 'the host is not an address of this machine'
+  return code
+}
+
+/**
+ * A socket file left by a process that is gone would make bind fail with EADDRINUSE; one that
+ * something still answers on is left alone (bind then says the address is in use).
+ * @param {string} path
+ * @param {string} app
+ */
+function removeStaleSocket (path, app) {
+  const stat = fs.statSync(path, { throwIfNoEntry: false })
+  if (!stat) return
+  if (!stat.isSocket()) throw new SupError('SUP_ERR_LISTEN_FAILED', { address: `unix:${path}`, name: app, reason: 'a file that is not a socket is in the way' })
+  const probe = spawnSync(process.execPath, ['-e', `require('node:net').connect(${JSON.stringify(path)}).on('connect', () => process.exit(0)).on('error', () => process.exit(1))`], { stdio: 'ignore', timeout: 2000 })
+  if (probe.status !== 0) fs.rmSync(path, { force: true })
+}
+
+/**
+ * LISTEN_FDNAMES entries cannot contain ':'; systemd allows [A-Za-z0-9_.-].
+ * @param {ListenSpec} spec
+ */
+export function fdName (spec) {
+  return spec.name.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 255)
+}
+
+/** @param {number} fd */
+function runListenHelper (fd) {
+  // A clean environment: no NODE_OPTIONS (a --require could run an event loop turn first),
+  // no cluster variables.
+  const result = spawnSync(process.execPath, ['-e', LISTEN_HELPER], {
+    stdio: ['ignore', 'ignore', 'pipe', fd],
+    env: { PATH: process.env.PATH ?? '' },
+    encoding: 'utf8',
+    timeout: 10_000
+  })
+  return { status: result.status, stderr: result.stderr ?? String(result.error ?? '') }
+}
