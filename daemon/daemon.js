@@ -60,7 +60,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill }) {
   const workers = () => [...supervisor.apps.values()].flatMap((app) => app.workers)
   const sampler = new Sampler({ workers, interval: sampleInterval, logger })
   const endpoint = new MetricsEndpoint({ logger, collect: () => workers().map(exportWorker) })
-  const persistence = persist ? new Persistence({ file: paths.dump, supervisor, logger, version }) : null
+  const persistence = persist ? new Persistence({ file: paths.state, saveFile: paths.dump, supervisor, logger, version, daemonEnv: env }) : null
   // Requests wait for this (server.js), so `sup ls` right after a crash shows the restored apps.
   const ready = (persistence?.open() ?? Promise.resolve()).catch((err) => {
     logger.error({ err }, 'could not read the dump; starting without it')

@@ -84,7 +84,10 @@ export async function runForeground ({ configs, json, env, out, err }) {
   const verdict = watchApps(daemon.supervisor, configs, say, (v) => stop(v.reason, v.code, v.error?.code))
   say('info', `sup ${version} in the foreground (pid ${process.pid}, SUP_HOME ${paths.home}); starting ${configs.map((c) => `${c.name} (${c.exec_mode} x${c.instances})`).join(', ')}`)
   try {
-    await daemon.supervisor.start(configs, {})
+    // In the foreground the process that ran sup-runtime is the shell that asked: its
+    // environment is the apps' (the container's ENV), as `sup start`'s is.
+    const shellEnv = /** @type {Record<string, string>} */ (Object.fromEntries(Object.entries(env).filter(([, value]) => typeof value === 'string')))
+    await daemon.supervisor.start(configs, shellEnv)
   } catch (error) {
     const supErr = toSupError(error)
     stop(supErr.message, 1, supErr.code)

@@ -54,8 +54,23 @@ export function buildWorkerEnv (config, shellEnv, instance) {
 }
 
 /**
- * @param {import('../ipc/app-config.js').AppConfig} config
+ * Node's cluster.fork() lays the env it is given over the primary's own process.env
+ * (lib/internal/cluster/primary.js: `{ ...process.env, ...env, NODE_UNIQUE_ID }`). The daemon's
+ * variables must not reach a worker, so each of them that the worker's env lacks is given as
+ * undefined, which child_process leaves out of the new process's environment.
  * @param {Record<string, string>} env
+ * @returns {Record<string, string | undefined>}
+ */
+export function replacingEnv (env) {
+  /** @type {Record<string, string | undefined>} */
+  const masked = {}
+  for (const key of Object.keys(process.env)) masked[key] = undefined
+  return Object.assign(masked, env)
+}
+
+/**
+ * @param {import('../ipc/app-config.js').AppConfig} config
+ * @param {Record<string, string>} env the worker's whole environment (nothing is added from the daemon's)
  * @param {import('./sockets/held-sockets.js').HandOver | null} [sockets] the app's held sockets (fork mode, `listen`)
  * @returns {SpawnedWorker}
  */
@@ -76,7 +91,7 @@ function forkClusterWorker (config, env) {
     cwd: config.cwd,
     silent: true
   })
-  const worker = cluster.fork(env)
+  const worker = cluster.fork(replacingEnv(env))
   const events = new EventEmitter()
   const send = (/** @type {unknown} */ message) => { if (worker.isConnected()) worker.send(/** @type {any} */ (message), undefined, () => {}) }
   worker.on('listening', () => events.emit('listening'))
@@ -117,7 +132,7 @@ function spawnForkWorker (config, env, sockets) {
   const listenEnv = sockets ? { ...sockets.env, ...(node ? { SUP_LISTEN: sockets.agent } : {}) } : {}
   const child = spawn(command, args, {
     cwd: config.cwd,
-    env: { ...process.env, ...env, ...listenEnv },
+    env: { ...env, ...listenEnv },
     stdio: ['ignore', 'pipe', 'pipe', ...inherited, ...(node ? /** @type {const} */ (['ipc']) : [])],
     // Its own process group, so the whole tree can be signalled at once.
     detached: true,

@@ -25,6 +25,11 @@ const SETTLE_GRACE = 2000
 const isSettled = (/** @type {import('./lifecycle.js').WorkerState} */ s) => s.status !== STATUS.STARTING && s.status !== STATUS.STOPPING
 /** Started means up, or given up on: a worker waiting to retry is still on its way. */
 const isStarted = (/** @type {import('./lifecycle.js').WorkerState} */ s) => s.status === STATUS.ONLINE || s.status === STATUS.ERRORED || s.status === STATUS.STOPPED
+/**
+ * The first attempt is decided: up, given up on, or exited and waiting to be tried again. `sup
+ * start` answers then, as PM2's does; a crash loop goes on in the background (sup ls follows it).
+ */
+export const isDecided = (/** @type {import('./lifecycle.js').WorkerState} */ s) => isStarted(s) || s.status === STATUS.WAITING
 const isDown = (/** @type {import('./lifecycle.js').WorkerState} */ s) => s.status === STATUS.STOPPED
 
 export class Supervisor extends EventEmitter {
@@ -69,7 +74,7 @@ export class Supervisor extends EventEmitter {
       }
       started.push(...app.workers)
     }
-    await this.settle(started, isStarted)
+    await this.settle(started, isDecided)
     return started.map((w) => w.row())
   }
 

@@ -15,7 +15,10 @@ export function resolvePaths (env = process.env) {
     socket: join(home, 'sup.sock'),
     pidFile: join(home, 'daemon.pid'),
     daemonLog: join(home, 'daemon.log'),
+    // `sup save` writes it, `sup resurrect` reads it (PM2's dump.pm2).
     dump: join(home, 'dump.json'),
+    // The daemon's own state, written after every change, read after a crash.
+    state: join(home, 'state.json'),
     logs: join(home, 'logs')
   }
 }

@@ -45,7 +45,12 @@ export async function run (target, args, { paths, io, opts }) {
       io.err(`sup: ${failed.length} worker(s) of ${names.join(', ')} did not come online (sup logs ${names[0]} --nostream shows why)`)
       return 1
     }
-    const waiting = rows.filter((r) => r.status !== 'online' && !held.has(r.name))
+    const retried = rows.filter((r) => r.status === 'waiting' && !held.has(r.name))
+    if (retried.length > 0 && !opts.json) {
+      const names = [...new Set(retried.map((r) => r.name))]
+      io.err(`sup: ${retried.length} worker(s) of ${names.join(', ')} exited and will be started again (sup logs ${names[0]} --nostream shows why, sup ls follows)`)
+    }
+    const waiting = rows.filter((r) => r.status !== 'online' && r.status !== 'waiting' && !held.has(r.name))
     if (waiting.length > 0 && !opts.json) io.err(`sup: ${waiting.length} worker(s) not online yet (sup ls to follow)`)
     return 0
   } finally {

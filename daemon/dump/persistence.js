@@ -1,36 +1,40 @@
 // @ts-check
-// Keeps dump.json current and reads it back: at start-up (crash recovery), on `sup resurrect`
-// and `sup save`. It listens to the supervisor's 'app.state' events (every spawn, exit, stop,
-// delete and scale raises one) and writes one dump at a time, coalescing bursts; nothing else
-// in the daemon needs to know the dump exists.
+// Two files, two jobs (design §8). state.json is the daemon's own state: kept current after
+// every change and read back at start-up to recover from a crash. dump.json is the snapshot
+// `sup save` writes and `sup resurrect` reads, as PM2's dump.pm2: `save; delete all;
+// resurrect` brings the saved list back. It listens to the supervisor's 'app.state' events
+// (every spawn, exit, stop, delete and scale raises one) and writes one state at a time,
+// coalescing bursts; nothing else in the daemon needs to know either file exists.
 import { readFile } from 'node:fs/promises'
 import { SupError } from '../../ipc/errors.js'
 import { buildDump, workersToSave } from './format.js'
 import { loadDump, writeFileAtomic } from './store.js'
-import { STATUS } from '../lifecycle.js'
+import { isDecided } from '../supervisor.js'
 import { readProcess } from '../process-tree.js'
 import { reapPrevious } from './reap-previous.js'
-import { classifyPrevious, mergeParked, planRestore, recordedWorkers } from './restore-plan.js'
+import { classifyPrevious, loginEnv, planRestore, recordedWorkers } from './restore-plan.js'
 
 /** @typedef {import('./format.js').DumpApp} DumpApp */
 
-const isStarted = (/** @type {import('../lifecycle.js').WorkerState} */ s) => s.status === STATUS.ONLINE || s.status === STATUS.ERRORED || s.status === STATUS.STOPPED
-
 export class Persistence {
   /**
-   * @param {{ file: string, supervisor: import('../supervisor.js').Supervisor, logger: import('pino').Logger, version: string, now?: () => number }} options
+   * @param {{ file: string, saveFile: string, supervisor: import('../supervisor.js').Supervisor, logger: import('pino').Logger, version: string, now?: () => number, daemonEnv?: NodeJS.ProcessEnv }} options
+   *   file: the state kept current; saveFile: the snapshot of `sup save`;
+   *   daemonEnv: where the login variables of an app restored after a crash come from
    */
-  constructor ({ file, supervisor, logger, version, now = Date.now }) {
+  constructor ({ file, saveFile, supervisor, logger, version, now = Date.now, daemonEnv = {} }) {
+    this.restoredEnv = loginEnv(daemonEnv)
     this.file = file
+    this.saveFile = saveFile
+    /** Names of the apps in the saved snapshot, for `sup ls`'s "saved but not running". */
+    /** @type {string[]} */
+    this.saved = []
     this.version = version
     this.now = now
     this.supervisor = supervisor
     this.logger = logger
     /** @type {import('./format.js').DumpDaemon} */
     this.self = { pid: process.pid, start_time: null, boot_id: null, state: 'running' }
-    /** Saved apps that are not running (after a clean stop): kept in the dump for `sup resurrect`. */
-    /** @type {DumpApp[]} */
-    this.parked = []
     /** @type {{ at: number, end: string, previous_pid: number, apps: string[], stopped: number, killed: number, source: string | null } | null} */
     this.recovery = null
     /** @type {string[]} */
@@ -58,6 +62,7 @@ export class Persistence {
   async open () {
     this.self.start_time = (await readProcess(process.pid))?.startTime ?? null
     this.self.boot_id = await readFile('/proc/sys/kernel/random/boot_id', 'utf8').then((s) => s.trim(), () => null)
+    this.saved = await savedNames(this.saveFile)
     const loaded = await loadDump(this.file)
     for (const warning of loaded.warnings) this.warn(warning)
     this.supervisor.on('app.state', this.onChange)
@@ -68,10 +73,11 @@ export class Persistence {
     if (end === 'alive') this.warn(`the daemon that wrote ${loaded.source} (pid ${daemon.pid}) still runs; its apps were not restored`)
     const reaped = end === 'crashed' ? await reapPrevious({ workers: recordedWorkers(apps), daemon, logger: this.logger }) : { stopped: 0, killed: 0 }
     const plan = planRestore(apps, { mode: end === 'alive' ? 'stopped' : end, live: new Set(this.supervisor.apps.keys()) })
-    this.parked = plan.park
+    // Apps parked by an older sup (one file for both jobs) are in its dump.json, which
+    // `sup resurrect` reads: the state forgets them.
     if (plan.restore.length === 0) return
     const at = this.now()
-    for (const app of plan.restore) this.register(app, {}, { from: end, at })
+    for (const app of plan.restore) this.register(app, this.restoredEnv, { from: end, at })
     this.recovery = { at, end, previous_pid: daemon.pid, apps: plan.restore.map((a) => a.config.name), ...reaped, source: loaded.source }
     this.logger.warn({ ...this.recovery, at: undefined }, end === 'crashed' ? 'the previous daemon died; restored its apps' : 'the machine restarted without a clean stop; restored the apps')
   }
@@ -82,17 +88,16 @@ export class Persistence {
    */
   async resurrect (shellEnv) {
     if (this.closed) throw new SupError('SUP_ERR_DAEMON_SHUTTING_DOWN')
-    const loaded = await loadDump(this.file)
+    const loaded = await loadDump(this.saveFile)
     for (const warning of loaded.warnings) this.warn(warning)
-    if (!loaded.dump) return { file: this.file, source: null, apps: [], skipped: [], workers: [], warnings: loaded.warnings }
+    if (!loaded.dump) return { file: this.saveFile, source: null, apps: [], skipped: [], workers: [], warnings: loaded.warnings }
     // From the check to the last register there is no await: two resurrects cannot both start an app.
     const plan = planRestore(loaded.dump.apps, { mode: 'resurrect', live: new Set(this.supervisor.apps.keys()) })
     const at = this.now()
     const apps = plan.restore.map((entry) => this.register(entry, shellEnv, { from: 'resurrect', at }))
-    this.parked = this.parked.filter((p) => !this.supervisor.apps.has(p.config.name))
-    await this.supervisor.settle(apps.flatMap((app) => app.started), isStarted)
+    await this.supervisor.settle(apps.flatMap((app) => app.started), isDecided)
     return {
-      file: this.file,
+      file: this.saveFile,
       source: loaded.source,
       apps: plan.restore.map((a) => a.config.name),
       skipped: plan.skip,
@@ -102,7 +107,7 @@ export class Persistence {
   }
 
   /**
-   * `sup save`: write the apps that exist now, dropping parked ones.
+   * `sup save`: the apps that exist now become the snapshot `sup resurrect` reads.
    * @param {{ force?: boolean }} options
    */
   save ({ force = false }) {
@@ -110,12 +115,12 @@ export class Persistence {
     return this.exclusive(async () => {
       const live = await this.snapshot()
       if (live.length === 0 && !force) {
-        const saved = await countSavedApps(this.file)
-        if (saved !== 0) throw new SupError('SUP_ERR_DUMP_EMPTY_OVERWRITE', { file: this.file, count: saved ?? 'unknown' })
+        const saved = await countSavedApps(this.saveFile)
+        if (saved !== 0) throw new SupError('SUP_ERR_DUMP_EMPTY_OVERWRITE', { file: this.saveFile, count: saved ?? 'unknown' })
       }
-      await this.write(live, 'save', 'running')
-      this.parked = []
-      return { file: this.file, apps: live.map((a) => a.config.name), workers: live.reduce((n, a) => n + a.workers.length, 0) }
+      await this.write(live, 'save', 'running', this.saveFile)
+      this.saved = live.map((a) => a.config.name)
+      return { file: this.saveFile, apps: live.map((a) => a.config.name), workers: live.reduce((n, a) => n + a.workers.length, 0) }
     })
   }
 
@@ -123,8 +128,9 @@ export class Persistence {
   status () {
     return {
       file: this.file,
+      save_file: this.saveFile,
       recovery: this.recovery,
-      parked: this.parked.map((a) => a.config.name),
+      parked: this.saved.filter((name) => !this.supervisor.apps.has(name)),
       warnings: this.warnings,
       last_write: this.lastWrite,
       last_error: this.lastError
@@ -151,7 +157,7 @@ export class Persistence {
     this.wake()
     const snapshot = this.snapshot()
     return async () => {
-      const apps = this.withParked(await snapshot)
+      const apps = await snapshot
       // A daemon that never had anything to save leaves no dump behind.
       if (apps.length === 0 && this.lastWrite === null && await countSavedApps(this.file) === 0) return
       await this.exclusive(() => this.write(apps, 'shutdown', 'stopped')).catch(() => {})
@@ -169,22 +175,11 @@ export class Persistence {
     await new Promise((resolve) => setImmediate(resolve))
     while (this.written < this.generation && !this.closed) {
       const target = this.generation
-      await this.exclusive(async () => this.write(this.withParked(await this.snapshot()), 'change', 'running')).catch(() => {})
+      await this.exclusive(async () => this.write(await this.snapshot(), 'change', 'running')).catch(() => {})
       this.written = target
       this.wake()
     }
     this.draining = null
-  }
-
-  /**
-   * The live apps plus the parked ones; a parked app whose name a live app has taken is
-   * forgotten for good (deleting the new app must not bring the old one back).
-   * @param {DumpApp[]} live
-   */
-  withParked (live) {
-    const names = new Set(live.map((app) => app.config.name))
-    this.parked = this.parked.filter((app) => !names.has(app.config.name))
-    return mergeParked(live, this.parked)
   }
 
   wake () {
@@ -210,14 +205,15 @@ export class Persistence {
    * @param {DumpApp[]} apps
    * @param {string} reason
    * @param {'running' | 'stopped'} state
+   * @param {string} [file] the state file, unless `sup save` writes its snapshot
    */
-  async write (apps, reason, state) {
+  async write (apps, reason, state, file = this.file) {
     const doc = buildDump({ apps, daemon: { ...this.self, state }, version: this.version, reason, now: this.now() })
     try {
-      await writeFileAtomic(this.file, JSON.stringify(doc, null, 2) + '\n')
+      await writeFileAtomic(file, JSON.stringify(doc, null, 2) + '\n')
     } catch (err) {
       const message = /** @type {Error} */ (err).message
-      if (message !== this.lastError) this.logger.error({ err }, 'cannot write the dump')
+      if (message !== this.lastError) this.logger.error({ err, file }, 'cannot write the process list')
       this.lastError = message
       throw err
     }
@@ -284,6 +280,21 @@ export class Persistence {
   warn (message) {
     this.warnings.push(message)
     this.logger.warn(message)
+  }
+}
+
+/**
+ * The names of the apps a saved snapshot holds (none when it is missing or unreadable: the
+ * warning comes when `sup resurrect` reads it).
+ * @param {string} file
+ * @returns {Promise<string[]>}
+ */
+async function savedNames (file) {
+  try {
+    const doc = JSON.parse(await readFile(file, 'utf8'))
+    return Array.isArray(doc?.apps) ? doc.apps.map((/** @type {any} */ a) => a?.config?.name).filter((/** @type {unknown} */ n) => typeof n === 'string') : []
+  } catch {
+    return []
   }
 }
 

@@ -77,19 +77,31 @@ export function recordedWorkers (apps) {
   return found
 }
 
-/**
- * The apps to write: those that exist now, then the parked ones no live app has replaced.
- * @param {DumpApp[]} live
- * @param {DumpApp[]} parked
- * @returns {DumpApp[]}
- */
-export function mergeParked (live, parked) {
-  const names = new Set(live.map((app) => app.config.name))
-  return [...live, ...parked.filter((app) => !names.has(app.config.name))]
-}
-
 /** @param {DumpApp} app */
 function withoutParked (app) {
   const { parked, ...rest } = app
   return rest
+}
+
+/**
+ * The variables a login sets up, none of them a secret, and SUP_HOME (so that a `sup` the app
+ * runs reaches this daemon): what an app restored after a crash gets.
+ */
+const LOGIN_KEYS = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR', 'SUP_HOME']
+
+/**
+ * The environment of an app restored after a crash or a reboot. The shell that started it is
+ * gone and was never written to disk, so the app gets only what any login has (PATH, HOME, the
+ * locale), taken from the daemon, then its own `env`; never the rest of the daemon's environment,
+ * which came from whichever shell happened to start the daemon.
+ * @param {NodeJS.ProcessEnv} daemonEnv
+ * @returns {Record<string, string>}
+ */
+export function loginEnv (daemonEnv) {
+  /** @type {Record<string, string>} */
+  const env = {}
+  for (const [key, value] of Object.entries(daemonEnv)) {
+    if (value !== undefined && (LOGIN_KEYS.includes(key) || key.startsWith('LC_'))) env[key] = value
+  }
+  return env
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { waitForHttp } from '../helpers/under-load.js'
 import { APPS, freePort, httpGet, useSupHome, waitForExit, waitForRows } from '../helpers/sup.js'
+import { waitForHttp } from '../helpers/under-load.js'
 
 /**
  * GET until `count` distinct pids have answered (round-robin spreads fresh connections).
@@ -89,6 +90,8 @@ test('ESM with top-level await and require.main apps run unchanged as cluster wo
   await waitForHttp(esmPort)
   await waitForHttp(cjsPort)
 
+  // "online" can come from min_uptime before a slow worker listens: wait for the ports.
+  await Promise.all([waitForHttp(esmPort), waitForHttp(cjsPort)])
   const esmBody = JSON.parse((await httpGet(esmPort)).body)
   assert.equal(esmBody.esm, true)
   assert.equal(esmBody.url, `file://${join(APPS, 'esm-tla.mjs')}`)

@@ -1,5 +1,6 @@
 // @ts-check
-// dump.json: kept current, saved, resurrected, and read back after a daemon crash.
+// state.json, kept current and read back after a daemon crash; dump.json, written by `sup save`
+// and read by `sup resurrect`.
 import assert from 'node:assert/strict'
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -20,7 +21,7 @@ function useHome (t) {
 }
 
 /** @param {ReturnType<typeof useSupHome>} home */
-const readDump = (home) => JSON.parse(readFileSync(home.paths.dump, 'utf8'))
+const readState = (home) => JSON.parse(readFileSync(home.paths.state, 'utf8'))
 
 /**
  * An ecosystem file whose app gets its port from its own env (which the dump keeps).
@@ -44,16 +45,16 @@ async function crashDaemon (home) {
   return pid
 }
 
-test('the dump follows start and delete, is 0600, and holds no shell-only variable', async (t) => {
+test('the state file follows start and delete, is 0600, and holds no shell-only variable', async (t) => {
   const home = useHome(t)
   const env = { SECRET_SHELL_ONLY: 'hunter2-shell-secret' }
   const start = await home.sup(['start', join(APPS, 'spawns-child.js'), '--min-uptime', '100'], { env })
   assert.equal(start.code, 0, start.stderr)
   const [row] = await home.ls()
   // start answers once its change is on disk.
-  const dump = readDump(home)
-  assert.equal(statSync(home.paths.dump).mode & 0o777, 0o600)
-  assert.doesNotMatch(readFileSync(home.paths.dump, 'utf8'), /SECRET_SHELL_ONLY|hunter2/)
+  const dump = readState(home)
+  assert.equal(statSync(home.paths.state).mode & 0o777, 0o600)
+  assert.doesNotMatch(readFileSync(home.paths.state, 'utf8'), /SECRET_SHELL_ONLY|hunter2/)
   assert.equal(dump.daemon.state, 'running')
   assert.equal(dump.daemon.pid, readDaemonPid(home.paths))
   assert.deepEqual(dump.apps.map((/** @type {any} */ a) => a.config.name), ['spawns-child'])
@@ -64,10 +65,11 @@ test('the dump follows start and delete, is 0600, and holds no shell-only variab
   assert.equal(worker.run, true)
 
   assert.equal((await home.sup(['stop', 'spawns-child'])).code, 0)
-  assert.equal(readDump(home).apps[0].workers[0].run, false, 'a stopped worker is saved as stopped')
+  assert.equal(readState(home).apps[0].workers[0].run, false, 'a stopped worker is saved as stopped')
   assert.equal((await home.sup(['delete', 'spawns-child'])).code, 0)
-  assert.deepEqual(readDump(home).apps, [])
-  assert.equal(JSON.parse(readFileSync(`${home.paths.dump}.bak`, 'utf8')).apps.length, 1, 'the previous dump is the .bak')
+  assert.deepEqual(readState(home).apps, [])
+  assert.equal(JSON.parse(readFileSync(`${home.paths.state}.bak`, 'utf8')).apps.length, 1, 'the previous state is the .bak')
+  assert.equal(existsSync(home.paths.dump), false, 'only `sup save` writes dump.json')
 })
 
 test('save and resurrect: a clean kill starts the next daemon empty, resurrect brings the apps back once', async (t) => {
@@ -82,7 +84,7 @@ test('save and resurrect: a clean kill starts the next daemon empty, resurrect b
   const before = await home.ls()
   assert.equal((await home.sup(['kill'])).code, 0)
   await waitForExit(before.map((r) => /** @type {number} */ (r.pid)))
-  assert.equal(readDump(home).daemon.state, 'stopped')
+  assert.equal(readState(home).daemon.state, 'stopped')
 
   const ls = await home.sup(['ls'])
   assert.match(ls.stdout, /no apps/)
@@ -108,6 +110,15 @@ test('save and resurrect: a clean kill starts the next daemon empty, resurrect b
   assert.match(again.stdout, /nothing to resurrect: every app in .* is already there \(web, worker\)/)
   assert.equal((await home.ls()).length, 3)
   assert.doesNotMatch((await home.sup(['ls'])).stdout, /note:/)
+
+  // PM2's habit: the saved list outlives `delete all`, and resurrect brings it back.
+  assert.equal((await home.sup(['delete', 'all'])).code, 0)
+  assert.deepEqual(await home.ls(), [])
+  assert.deepEqual(readState(home).apps, [], 'the state follows the delete')
+  const back = await home.sup(['resurrect'])
+  assert.equal(back.code, 0, back.stderr)
+  const resurrected = await waitForRows(home, (rs) => rs.length === 3 && rs.every((r) => r.status === 'online'), { what: 'the saved list back after delete all' })
+  assert.deepEqual(resurrected.map((r) => r.name).sort(), ['web', 'web', 'worker'])
 })
 
 test('kill -9 of the daemon: the next CLI call restores the apps, each once, and leaves no orphan', async (t) => {
@@ -132,7 +143,7 @@ test('kill -9 of the daemon: the next CLI call restores the apps, each once, and
   const deadPid = await crashDaemon(home)
   const ls = await home.sup(['ls'])
   assert.equal(ls.code, 0, ls.stderr)
-  assert.match(ls.stdout, new RegExp(`note: the previous daemon \\(pid ${deadPid}\\) died; restored web, spawns-child, worker, stubborn from .*dump\\.json`))
+  assert.match(ls.stdout, new RegExp(`note: the previous daemon \\(pid ${deadPid}\\) died; restored web, spawns-child, worker, stubborn from .*state\\.json`))
   assert.match(ls.stdout, /first stopped 1 of its workers that still ran; killed \d process/, 'stubborn outlived the daemon and needed SIGKILL')
   // Replacements started only after the old ones were gone, so the old pids are dead by now.
   assert.deepEqual(oldPids.filter(isAlive), [])
@@ -148,7 +159,7 @@ test('kill -9 of the daemon: the next CLI call restores the apps, each once, and
   assert.equal(pidsRunning(home.home, 'worker.py').length, 1)
   assert.equal(pidsRunning(home.home, 'stubborn.js').length, 1)
   await waitForHttp(port)
-  const dump = readDump(home)
+  const dump = readState(home)
   assert.equal(dump.daemon.pid, readDaemonPid(home.paths), 'the new daemon owns the dump')
   const log = readFileSync(home.paths.daemonLog, 'utf8')
   assert.match(log, /the previous daemon died; restored its apps/)
@@ -167,33 +178,33 @@ test('cluster and fork workers do not outlive a dead daemon on their own', async
   assert.equal(existsSync(home.paths.pidFile), true, 'nothing has started a new daemon')
 })
 
-test('a corrupt dump falls back to the .bak with a message; both corrupt start empty, never crash', async (t) => {
+test('a corrupt state file falls back to the .bak with a message; both corrupt start empty, never crash', async (t) => {
   const home = useHome(t)
   assert.equal((await home.sup(['start', join(APPS, 'worker.py'), '--name', 'first', '--min-uptime', '100'])).code, 0)
   assert.equal((await home.sup(['start', join(APPS, 'worker.py'), '--name', 'second', '--min-uptime', '100'])).code, 0)
   await crashDaemon(home)
-  const good = readFileSync(home.paths.dump, 'utf8')
+  const good = readFileSync(home.paths.state, 'utf8')
   // A .bak that differs from dump.json (it holds "first" only), to see which one was used.
   const bak = JSON.parse(good)
   bak.apps = bak.apps.filter((/** @type {any} */ a) => a.config.name === 'first')
-  writeFileSync(`${home.paths.dump}.bak`, JSON.stringify(bak))
-  writeFileSync(home.paths.dump, good.slice(0, good.length / 2))
+  writeFileSync(`${home.paths.state}.bak`, JSON.stringify(bak))
+  writeFileSync(home.paths.state, good.slice(0, good.length / 2))
 
   const ls = await home.sup(['ls'])
   assert.equal(ls.code, 0, ls.stderr)
-  assert.match(ls.stdout, /warning: the dump .*dump\.json cannot be read: not JSON .*truncated.*; moved it to .*dump\.json\.corrupt/)
-  assert.match(ls.stdout, /warning: using .*dump\.json\.bak .* instead/)
+  assert.match(ls.stdout, /warning: the dump .*state\.json cannot be read: not JSON .*truncated.*; moved it to .*state\.json\.corrupt/)
+  assert.match(ls.stdout, /warning: using .*state\.json\.bak .* instead/)
   const rows = await waitForRows(home, (rs) => rs.length === 1 && rs[0].status === 'online', { what: 'restored from the .bak' })
   assert.equal(rows[0].name, 'first')
-  assert.equal(existsSync(`${home.paths.dump}.corrupt`), true)
-  assert.deepEqual(readDump(home).apps.map((/** @type {any} */ a) => a.config.name), ['first'], 'a good dump.json is written again')
+  assert.equal(existsSync(`${home.paths.state}.corrupt`), true)
+  assert.deepEqual(readState(home).apps.map((/** @type {any} */ a) => a.config.name), ['first'], 'a good dump.json is written again')
 
   await crashDaemon(home)
-  writeFileSync(home.paths.dump, '{"sup_dump": 1, "apps": ')
-  writeFileSync(`${home.paths.dump}.bak`, '')
+  writeFileSync(home.paths.state, '{"sup_dump": 1, "apps": ')
+  writeFileSync(`${home.paths.state}.bak`, '')
   const empty = await home.sup(['ls'])
   assert.equal(empty.code, 0, empty.stderr)
   assert.match(empty.stdout, /no apps/)
-  assert.match(empty.stdout, /warning: the dump .*dump\.json\.bak cannot be read: the file is empty: no saved apps/)
+  assert.match(empty.stdout, /warning: the dump .*state\.json\.bak cannot be read: the file is empty: no saved apps/)
   assert.equal((await home.sup(['ping'])).code, 0, 'the daemon runs')
 })

@@ -94,6 +94,7 @@ test('sup-runtime runs apps in the foreground: prefixed logs, the CLI works agai
   assert.match(rt.lines.err.join('\n'), /sup-runtime \| SIGTERM: stopping every app\n(.*\n)*sup-runtime \| stopped; exiting 0$/)
   assert.equal(existsSync(home.paths.socket), false)
   assert.equal(existsSync(home.paths.dump), false, 'sup-runtime writes no dump')
+  assert.equal(existsSync(home.paths.state), false, 'nor a state file')
   assert.equal(existsSync(join(home.paths.logs, 'web-out-0.log')), false, 'no app log files unless --log-files')
 })
 

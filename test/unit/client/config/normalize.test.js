@@ -215,6 +215,7 @@ describe('normalizeApp', () => {
       watch_paths: [path.join(dir, 'sub', 'src')],
       ignore_watch: ['node_modules'],
       watch_delay: 1000,
+      listen: [],
       source: path.join(dir, 'ecosystem.config.js')
     })
   })

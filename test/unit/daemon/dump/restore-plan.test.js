@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { APP_DEFAULTS } from '../../../../ipc/app-config.js'
-import { classifyPrevious, mergeParked, planRestore, recordedWorkers } from '../../../../daemon/dump/restore-plan.js'
+import { classifyPrevious, loginEnv, planRestore, recordedWorkers } from '../../../../daemon/dump/restore-plan.js'
 
 /**
  * @param {string} name
@@ -82,9 +82,7 @@ describe('recordedWorkers', () => {
   })
 })
 
-describe('mergeParked', () => {
-  test('live apps first; a parked app a live one replaced is dropped', () => {
-    const merged = mergeParked([app('a'), app('b')], [app('b', { parked: true }), app('c', { parked: true })])
-    assert.deepEqual(merged.map((x) => `${x.config.name}${x.parked ? '*' : ''}`), ['a', 'b', 'c*'])
-  })
+test('an app restored after a crash gets the login variables of the daemon, none of the rest', () => {
+  const daemon = { PATH: '/usr/bin', HOME: '/home/u', LANG: 'C.UTF-8', LC_TIME: 'en_GB.UTF-8', AWS_SECRET_ACCESS_KEY: 'x', PORT: '3000', SUP_HOME: '/tmp/s', TZ: undefined }
+  assert.deepEqual(loginEnv(daemon), { PATH: '/usr/bin', HOME: '/home/u', LANG: 'C.UTF-8', LC_TIME: 'en_GB.UTF-8', SUP_HOME: '/tmp/s' })
 })
