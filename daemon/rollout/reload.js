@@ -33,15 +33,15 @@ const running = new WeakMap()
 /**
  * Reload apps one after the other.
  * @param {Supervisor} supervisor
- * @param {{ targets: string[], apps?: AppConfig[], shellEnv?: Record<string, string>, surge?: number, maxUnavailable?: number }} params
+ * @param {{ targets: string[], cwd?: string, apps?: AppConfig[], shellEnv?: Record<string, string>, surge?: number, maxUnavailable?: number }} params
  */
-export async function reloadApps (supervisor, { targets, apps = [], shellEnv, surge = DEFAULT_LIMITS.surge, maxUnavailable = DEFAULT_LIMITS.maxUnavailable }) {
+export async function reloadApps (supervisor, { targets, cwd, apps = [], shellEnv, surge = DEFAULT_LIMITS.surge, maxUnavailable = DEFAULT_LIMITS.maxUnavailable }) {
   const limits = { surge, maxUnavailable }
   const problem = checkLimits(limits)
   if (problem) throw new SupError('SUP_ERR_RELOAD_INVALID_LIMITS', { reason: problem })
   /** @type {Map<App, Worker[]>} */
   const groups = new Map()
-  for (const worker of supervisor.resolve(targets)) {
+  for (const worker of supervisor.resolve(targets, { cwd })) {
     const app = appOf(supervisor, worker)
     groups.set(app, [...(groups.get(app) ?? []), worker])
   }
