@@ -49,7 +49,9 @@ export async function main (argv, io) {
   /** @param {string} file @param {(mod: any, ctx: CommandContext) => Promise<number | void>} call */
   const action = (file, call) => async (/** @type {any[]} */ ...args) => {
     const command = /** @type {Command} */ (args[args.length - 1])
-    const ctx = { paths: resolvePaths(io.env), io, opts: command.opts(), args: command.processedArgs }
+    const { silent, color } = command.optsWithGlobals()
+    if (color === false) (await import('./format.js')).turnColorOff()
+    const ctx = { paths: resolvePaths(io.env), io: silent || isSet(io.env.PM2_SILENT) ? silence(io) : io, opts: command.opts(), args: command.processedArgs }
     const mod = await import(`./commands/${file}.js`)
     exitCode = (await call(mod, ctx)) ?? 0
   }
@@ -57,6 +59,9 @@ export async function main (argv, io) {
   const program = new Command('sup')
     .description('A process supervisor for Node.js services.')
     .version(version, '-v, --version', 'print the version')
+    // PM2's global flags, valid before or after the verb.
+    .option('-s, --silent', 'print nothing on stdout (errors still get their one line on stderr); PM2_SILENT does the same')
+    .option('--no-color', 'no colour, whatever the terminal')
     .showSuggestionAfterError()
     .exitOverride()
     .configureOutput({
@@ -102,6 +107,8 @@ export async function main (argv, io) {
     .description('list every worker: id, name, mode, pid, status, restarts, uptime, cpu, mem')
     .option('--json', 'print a JSON array, one object per worker')
     .option('-w, --watch', 'refresh every second until Ctrl-C (in place in a terminal)')
+    .option('--sort <field[:order]>', 'order by name, id, pid, cpu, memory, uptime, status or restarts; :asc (default) or :desc')
+    .option('-m, --mini-list', 'a block of "key : value" lines per worker instead of the table (PM2\'s mini list)')
     .action(action('ls', (mod, ctx) => mod.run(ctx)))
   program.command('monit')
     .description('terminal dashboard: workers, CPU and memory over time, logs; restart, reload or stop from it')
@@ -116,6 +123,20 @@ export async function main (argv, io) {
   program.command('jlist')
     .description('same as ls --json')
     .action(action('ls', (mod, ctx) => mod.run({ ...ctx, opts: { json: true } })))
+  program.command('prettylist')
+    .description('same as ls --json, indented for people')
+    .action(action('ls', (mod, ctx) => mod.run({ ...ctx, opts: { json: true, pretty: true } })))
+
+  program.command('pid [name]')
+    .description('print the pid of each worker of the app (or of every app) that has a process, one per line')
+    .action(action('pid', (mod, ctx) => mod.run(ctx.args[0], ctx)))
+  program.command('id <name>')
+    .description('print the worker ids of an app, as PM2 does: [ 0, 1 ]')
+    .action(action('id', (mod, ctx) => mod.run(ctx.args[0], ctx)))
+  program.command('env <target>')
+    .description('print the environment a worker runs with (a worker id; an app name prints each of its workers)')
+    .option('--json', 'print JSON')
+    .action(action('env', (mod, ctx) => mod.run(ctx.args[0], ctx)))
 
   program.command('describe <target>').aliases(['show', 'info'])
     .description('show an app\'s config, log files and workers')
@@ -131,6 +152,10 @@ export async function main (argv, io) {
     .option('--json', 'one JSON object per line')
     .action(action('logs', (mod, ctx) => mod.run(ctx.args[0], ctx)))
 
+  program.command('reloadLogs').alias('reload-logs')
+    .description('close and reopen every log file at its path (after an outside tool such as logrotate moved them)')
+    .action(action('reload-logs', (mod, ctx) => mod.run(ctx)))
+
   program.command('flush [target]')
     .description('empty the log files (and in-memory lines) of an app or all apps')
     .action(action('flush', (mod, ctx) => mod.run(ctx.args[0], ctx)))
@@ -144,9 +169,9 @@ export async function main (argv, io) {
     .option('--json', 'print JSON')
     .action(action('ping', (mod, ctx) => mod.run(ctx)))
 
-  program.command('save')
+  program.command('save').alias('dump')
     .description('write the apps that run now to $SUP_HOME/dump.json (kept current after every change anyway)')
-    .option('--force', 'save even an empty list over a dump that holds apps')
+    .option('-f, --force', 'save even an empty list over a dump that holds apps')
     .option('--json', 'print JSON')
     .action(action('save', (mod, ctx) => mod.run(ctx)))
 
@@ -175,6 +200,16 @@ export async function main (argv, io) {
   program.command('kill')
     .description('stop every app and the daemon')
     .action(action('kill', (mod, ctx) => mod.run(ctx)))
+  program.command('update').alias('updatePM2')
+    .description('save, stop every app and the daemon, start a daemon of this sup version, resurrect the apps')
+    .action(action('update', (mod, ctx) => mod.run(ctx)))
+
+  // PM2's module settings (pm2 set pm2-logrotate:max_size 10M) have no store to write to in sup.
+  for (const [verb, usage] of [['set', 'set [key] [value]'], ['unset', 'unset <key>'], ['multiset', 'multiset <pairs>'], ['get', 'get [key]'], ['conf', 'conf [key] [value]'], ['config', 'config <key> [value]']]) {
+    program.command(usage)
+      .description('PM2\'s module settings: not supported (the message says what to use instead)')
+      .action(action('settings', (mod, ctx) => mod.run(verb, ctx.args, ctx)))
+  }
 
   try {
     await program.parseAsync(argv, { from: 'user' })
@@ -198,6 +233,24 @@ function addStartCommand (program, action, { declareStartOptions }) {
 }
 
 /**
+ * A PM2_* switch is on when set to anything but "" or "false".
+ * @param {string | undefined} value
+ */
+function isSet (value) {
+  return value !== undefined && value !== '' && value !== 'false'
+}
+
+/**
+ * -s/--silent: nothing on stdout; an error keeps its one line on stderr (PM2 drops even that,
+ * leaving a script only the exit code to go on).
+ * @param {CliIo} io
+ * @returns {CliIo}
+ */
+function silence (io) {
+  return { ...io, out: () => {} }
+}
+
+/**
  * Turn any failure into the one-line message and exit code the CLI contract promises.
  * @param {unknown} err
  * @param {CliIo} io
@@ -211,6 +264,6 @@ function reportError (err, io) {
     return 1
   }
   io.err(`sup: ${e?.message ?? String(err)}`)
-  if (io.env.SUP_DEBUG) io.err(String(e?.stack))
+  if (io.env.SUP_DEBUG || isSet(io.env.PM2_DEBUG)) io.err(String(e?.stack))
   return 1
 }

@@ -2,6 +2,7 @@
 // Connect to the daemon of this SUP_HOME, starting it first when asked to and none runs.
 import { readFileSync } from 'node:fs'
 import { SupError } from '../ipc/errors.js'
+import { isProcessRunning } from '../ipc/process-status.js'
 import { PROTOCOL_VERSION } from '../ipc/version.js'
 import { connect } from '../ipc/transport.js'
 import { START_TIMEOUT, startDaemon, takeEarlyStart } from './spawn-daemon.js'
@@ -69,5 +70,35 @@ export function readDaemonPid (paths) {
     return Number.isInteger(pid) ? pid : null
   } catch {
     return null
+  }
+}
+
+/** How long we wait for the daemon's process to end after it closed the socket. */
+const EXIT_WAIT = 5000
+
+/**
+ * Ask the daemon to stop every app and itself; resolves once its process is gone.
+ * @param {import('../ipc/transport.js').Connection} conn
+ * @param {import('../ipc/paths.js').SupPaths} paths
+ * @param {(pid: number | null) => void} [onStopping] told the daemon's pid once it has agreed
+ */
+export async function killDaemon (conn, paths, onStopping = () => {}) {
+  const closed = new Promise((resolve) => conn.once('close', resolve))
+  const { pid } = await conn.request('daemon.kill')
+  onStopping(pid)
+  // The daemon closes our socket once every app is down.
+  await closed
+  await waitForExit(pid ?? readDaemonPid(paths))
+}
+
+/**
+ * We did not start the daemon, so there is no exit event to wait on: check its pid, bounded.
+ * @param {number | null} pid
+ */
+async function waitForExit (pid) {
+  if (!pid) return
+  const deadline = Date.now() + EXIT_WAIT
+  while (isProcessRunning(pid) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 10))
   }
 }

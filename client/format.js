@@ -1,9 +1,16 @@
 // @ts-check
 // Output for people: tables, durations, sizes, colour (off when not a TTY or NO_COLOR is set).
 
+let colorOff = false
+
+/** `--no-color`: for this command. Not through NO_COLOR, which `sup start` would hand to the app. */
+export function turnColorOff () {
+  colorOff = true
+}
+
 /** @param {NodeJS.WriteStream} stream */
 export function colorEnabled (stream = process.stdout) {
-  return Boolean(stream.isTTY) && !('NO_COLOR' in process.env) && process.env.TERM !== 'dumb'
+  return !colorOff && Boolean(stream.isTTY) && !('NO_COLOR' in process.env) && process.env.TERM !== 'dumb'
 }
 
 const CODES = { red: 31, green: 32, yellow: 33, blue: 34, magenta: 35, cyan: 36, gray: 90, bold: 1 }
@@ -102,4 +109,35 @@ export function renderLogWarnings (rows) {
     else if (r.log_dropped_lines > 0) lines.push(`${paint('yellow', 'warning')}: ${who} ${r.log_dropped_lines} log line(s) (${formatBytes(r.log_dropped_bytes)}) dropped: the disk did not keep up (sup describe ${r.name})`)
   }
   return lines
+}
+
+/**
+ * What `sup resurrect` (and `sup update`) print for a dump.resurrect answer; the exit code.
+ * @param {any} result
+ * @param {import('./cli.js').CliIo} io
+ * @param {boolean} [json] the answer as JSON on stdout instead of the lines for people
+ */
+export function reportResurrect (result, io, json = false) {
+  if (json) io.out(JSON.stringify(result))
+  else for (const line of resurrectLines(result, io)) io.out(line)
+  /** @type {Array<import('../ipc/methods.js').WorkerRow>} */
+  const failed = result.workers.filter((/** @type {import('../ipc/methods.js').WorkerRow} */ r) => r.status === 'errored')
+  if (failed.length === 0) return 0
+  io.err(`sup: ${failed.length} worker(s) of ${[...new Set(failed.map((r) => r.name))].join(', ')} did not come online (sup logs ${failed[0].name} --nostream shows why)`)
+  return 1
+}
+
+/**
+ * @param {any} result a dump.resurrect answer
+ * @param {import('./cli.js').CliIo} io its warnings go to stderr
+ * @returns {string[]} the lines for stdout
+ */
+function resurrectLines (result, io) {
+  for (const warning of result.warnings) io.err(`sup: warning: ${warning}`)
+  if (result.source === null) return [`nothing to resurrect: no saved apps in ${result.file}`]
+  if (result.apps.length === 0) return [`nothing to resurrect: every app in ${result.source} is already there (${result.skipped.join(', ') || 'none saved'})`]
+  return [
+    `resurrected ${result.apps.join(', ')} from ${result.source}${result.skipped.length ? ` (already there: ${result.skipped.join(', ')})` : ''}`,
+    renderWorkers(result.workers)
+  ]
 }

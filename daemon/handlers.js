@@ -4,6 +4,7 @@ import { constants } from 'node:os'
 import { SupError } from '../ipc/errors.js'
 import { DEFAULT_METRICS_HOST } from '../ipc/metrics.js'
 import { PROTOCOL_VERSION } from '../ipc/methods.js'
+import { buildWorkerEnv } from './spawn-worker.js'
 
 /**
  * @typedef {object} HandlerContext
@@ -35,17 +36,24 @@ export const HANDLERS = {
     return { pid: daemon.pid }
   },
   'app.start': (params, { supervisor }) => supervisor.start(params.apps, params.shellEnv ?? {}),
-  'app.stop': (params, { supervisor }) => supervisor.stop(params.targets),
-  'app.restart': (params, { supervisor }) => supervisor.restart(params.targets, { shellEnv: params.shellEnv }),
+  'app.stop': (params, { supervisor }) => supervisor.stop(params.targets, { cwd: params.cwd }),
+  'app.restart': (params, { supervisor }) => supervisor.restart(params.targets, { shellEnv: params.shellEnv, cwd: params.cwd }),
   'app.reload': (params, { supervisor }) => supervisor.reload(params),
   'app.scale': (params, { supervisor }) => supervisor.scale(params.target, params.count),
-  'app.delete': (params, { supervisor }) => supervisor.delete(params.targets),
-  'app.reset': (params, { supervisor }) => supervisor.reset(params.targets),
+  'app.delete': (params, { supervisor }) => supervisor.delete(params.targets, { cwd: params.cwd }),
+  'app.reset': (params, { supervisor }) => supervisor.reset(params.targets, { cwd: params.cwd }),
   'app.list': (params, { supervisor }) => supervisor.list(),
   'app.describe': (params, { supervisor }) => supervisor.describe(params.target),
+  // What each worker's process was given: buildWorkerEnv on the settings it runs with.
+  'app.env': (params, { supervisor }) => supervisor.resolve([params.target], { cwd: params.cwd }).map((w) => ({
+    id: w.id,
+    name: w.app.config.name,
+    instance: w.instance,
+    env: buildWorkerEnv(w.app.config, w.app.shellEnv, w.instance)
+  })),
   'app.signal' (params, { supervisor }) {
     const signal = normalizeSignal(params.signal)
-    return supervisor.signal(params.targets, signal)
+    return supervisor.signal(params.targets, signal, { cwd: params.cwd })
   },
   'logs.tail' (params, { supervisor }) {
     const lines = params.lines ?? 15
@@ -54,6 +62,9 @@ export const HANDLERS = {
     const id = params.target && /^\d+$/.test(params.target) && !supervisor.apps.has(params.target) ? Number(params.target) : null
     const entries = sinks.flatMap((sink) => sink.ring.last(lines, (e) => (stream === 'both' || e.stream === stream) && (id === null || e.id === id)))
     return entries.sort((a, b) => a.time - b.time).slice(-lines)
+  },
+  async 'logs.reopen' (params, { supervisor }) {
+    return { reopened: await supervisor.logging.files.reopenAll() }
   },
   async 'logs.flush' (params, { supervisor }) {
     const sinks = supervisor.logSinks(params.target)

@@ -11,6 +11,7 @@ import { LOG_DEFAULTS } from './logs/defaults.js'
 import { LogFiles } from './logs/files.js'
 import { tolerateTimeout, until } from './until.js'
 import { reloadApps, reloadByTrigger, replaceWorker, scaleApp } from './rollout/reload.js'
+import { matchTarget, resolveTargets } from './resolve-targets.js'
 import { metricsEvent } from './metrics/sampler.js'
 import { HeldSockets } from './sockets/held-sockets.js'
 
@@ -87,38 +88,38 @@ export class Supervisor extends EventEmitter {
   }
 
   /**
-   * Workers named by targets: an app name, a worker id, or "all".
+   * Workers named by targets (rules in resolve-targets.js and docs/cli.md, "Targets").
    * @param {string[]} targets
+   * @param {{ cwd?: string, allowNone?: boolean }} [options] cwd: the caller's, for script targets;
+   *   allowNone: "all" with no apps is not an error
    * @returns {Worker[]}
    */
-  resolve (targets) {
-    const found = new Set()
-    for (const target of targets) {
-      const matched = this.match(target)
-      if (matched.length === 0 && target !== 'all') throw new SupError('SUP_ERR_APP_NOT_FOUND', { target })
-      for (const worker of matched) found.add(worker)
-    }
-    return [...found]
+  resolve (targets, options) {
+    return resolveTargets(targets, this.candidates(), options).map((c) => c.worker)
   }
 
   /** @param {string} target */
   match (target) {
-    if (target === 'all') return [...this.apps.values()].flatMap((app) => app.workers)
-    const app = this.apps.get(target)
-    if (app) return [...app.workers]
-    if (/^\d+$/.test(target)) {
-      const id = Number(target)
-      for (const a of this.apps.values()) {
-        const worker = a.workers.find((w) => w.id === id)
-        if (worker) return [worker]
-      }
-    }
-    return []
+    return matchTarget(target, this.candidates()).map((c) => c.worker)
   }
 
-  /** @param {string[]} targets */
-  async stop (targets) {
-    const workers = this.resolve(targets)
+  /** Every worker, as resolve-targets.js sees it. */
+  candidates () {
+    return [...this.apps.values()].flatMap((app) => app.workers.map((worker) => ({
+      id: worker.id,
+      name: app.config.name,
+      namespace: app.config.namespace ?? 'default',
+      script: app.config.script,
+      worker
+    })))
+  }
+
+  /**
+   * @param {string[]} targets
+   * @param {{ cwd?: string }} [options]
+   */
+  async stop (targets, { cwd } = {}) {
+    const workers = this.resolve(targets, { cwd })
     for (const worker of workers) worker.held = true
     for (const worker of workers) worker.dispatch({ type: 'stop' })
     await settle(workers, isStopped).catch(tolerateTimeout)
@@ -127,20 +128,23 @@ export class Supervisor extends EventEmitter {
 
   /**
    * @param {string[]} targets
-   * @param {{ shellEnv?: Record<string, string> }} [options] shellEnv: start with this
+   * @param {{ shellEnv?: Record<string, string>, cwd?: string }} [options] shellEnv: start with this
    *   environment instead of the one captured at start (--update-env)
    */
-  async restart (targets, { shellEnv } = {}) {
-    const workers = this.resolve(targets)
+  async restart (targets, { shellEnv, cwd } = {}) {
+    const workers = this.resolve(targets, { cwd })
     if (shellEnv) {
       for (const worker of workers) this.appOf(worker).swap({ shellEnv }, [worker])
     }
     return restartWorkers(workers)
   }
 
-  /** @param {string[]} targets */
-  async delete (targets) {
-    const workers = this.resolve(targets)
+  /**
+   * @param {string[]} targets
+   * @param {{ cwd?: string }} [options]
+   */
+  async delete (targets, { cwd } = {}) {
+    const workers = this.resolve(targets, { cwd })
     // No deadline: a worker is removed once it has stopped, and the stop ladder ends in SIGKILL.
     const gone = workers.map((worker) => until(worker, () => worker.removed, undefined, 'remove'))
     for (const worker of workers) worker.dispatch({ type: 'stop', then: 'remove' })
@@ -148,9 +152,13 @@ export class Supervisor extends EventEmitter {
     return workers.map((w) => ({ ...w.row(), status: 'deleted' }))
   }
 
-  /** @param {string[]} targets */
-  reset (targets) {
-    const workers = this.resolve(targets)
+  /**
+   * @param {string[]} targets
+   * @param {{ cwd?: string }} [options]
+   */
+  reset (targets, { cwd } = {}) {
+    // PM2 resets "all" of nothing without complaint.
+    const workers = this.resolve(targets, { cwd, allowNone: true })
     for (const worker of workers) worker.dispatch({ type: 'reset' })
     return workers.map((w) => w.row())
   }
@@ -158,9 +166,10 @@ export class Supervisor extends EventEmitter {
   /**
    * @param {string[]} targets
    * @param {NodeJS.Signals} signal
+   * @param {{ cwd?: string }} [options]
    */
-  signal (targets, signal) {
-    const workers = this.resolve(targets)
+  signal (targets, signal, { cwd } = {}) {
+    const workers = this.resolve(targets, { cwd, allowNone: true })
     const signalled = []
     for (const worker of workers) {
       if (worker.state.pid !== null) {

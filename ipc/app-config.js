@@ -5,6 +5,7 @@
 /**
  * @typedef {object} AppConfig
  * @property {string} name
+ * @property {string} namespace a group of apps that one CLI target names ("default" unless set)
  * @property {string} script absolute path, or a command found on PATH
  * @property {string[]} args
  * @property {string} cwd absolute
@@ -89,7 +90,8 @@ export const APP_DEFAULTS = Object.freeze({
   ignore_watch: [],
   watch_delay: 1000,
   listen: [],
-  source: null
+  source: null,
+  namespace: 'default'
 })
 
 const ms = /** @type {const} */ ({ type: 'integer', minimum: 0, maximum: 2 ** 31 - 1 })
@@ -142,6 +144,7 @@ export const APP_CONFIG_SCHEMA = {
     ignore_watch: strList,
     watch_delay: ms,
     listen: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 200 }, maxItems: 64 },
-    source: nullableStr
+    source: nullableStr,
+    namespace: { type: 'string', pattern: APP_NAME_PATTERN }
   }
 }

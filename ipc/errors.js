@@ -27,6 +27,9 @@ export const ERRORS = Object.freeze({
   SUP_ERR_DAEMON_BALANCE_MISMATCH: { message: 'the daemon for {home} balances connections with "{daemon}", fixed when it started; for "{wanted}" run "sup kill", then start again with --balance {wanted}' },
   SUP_ERR_DAEMON_WAIT_TIMEOUT: { message: 'gave up waiting for {what} after {ms} ms' },
   SUP_ERR_APP_NOT_FOUND: { message: 'app "{target}" not found (sup ls lists apps)' },
+  SUP_ERR_APP_NONE: { message: 'there are no apps, so "all" names nothing (sup start adds one)' },
+  SUP_ERR_APP_NO_MATCH: { message: 'no app name matches {target} (sup ls lists apps)' },
+  SUP_ERR_APP_TARGET_INVALID: { message: 'invalid target {target}: {reason} (a regex target is /pattern/, e.g. /^api-/)' },
   SUP_ERR_APP_ALREADY_EXISTS: { message: 'app "{name}" already exists (sup restart {name}, or start it with another --name)' },
   SUP_ERR_APP_NAME_INVALID: { message: 'app name "{name}" is not allowed: use letters, digits, ".", "_" and "-", not starting with "." or "-", at most 64 characters' },
   SUP_ERR_APP_SIGNAL_INVALID: { message: 'unknown signal "{signal}" (try SIGUSR2, SIGHUP or SIGTERM)' },
@@ -68,6 +71,7 @@ export const ERRORS = Object.freeze({
   SUP_ERR_METRICS_LISTEN_FAILED: { message: 'cannot serve metrics on {host}:{port}: {reason} (check --host)' },
   SUP_ERR_MONIT_NOT_A_TERMINAL: { message: 'sup monit needs a terminal, and this output is not one (sup ls --watch refreshes a plain table; sup ls --json is for programs)' },
   SUP_ERR_CLI_USAGE: { message: '{reason}' },
+  SUP_ERR_CLI_UNSUPPORTED: { message: '"{what}" is not supported: {reason}' },
   SUP_ERR_INTERNAL_ERROR: { message: 'internal error: {reason} (this is a bug in sup; the daemon log has details)' }
 })
 

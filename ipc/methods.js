@@ -30,9 +30,11 @@ export { PROTOCOL_VERSION } from './version.js'
 
 export const TOPICS = /** @type {const} */ (['log', 'app.state', 'metrics', 'reload.progress'])
 
-/** A target names an app, a worker id, or "all". */
+/** A target names an app, its script file, a namespace, a worker id, or "all" (daemon/resolve-targets.js). */
 const target = /** @type {const} */ ({ type: 'string', minLength: 1, maxLength: 256 })
-const targets = /** @type {const} */ ({ type: 'object', required: ['targets'], properties: { targets: { type: 'array', items: target, minItems: 1, maxItems: 1024 } } })
+/** The caller's working directory: a target may be a script path relative to it (`sup stop app.js`). */
+const cwd = /** @type {const} */ ({ type: 'string', minLength: 1, maxLength: 4096 })
+const targets = /** @type {const} */ ({ type: 'object', required: ['targets'], properties: { targets: { type: 'array', items: target, minItems: 1, maxItems: 1024 }, cwd } })
 const none = /** @type {const} */ ({ type: 'object', properties: {} })
 /** The caller's shell environment: inherited by the workers, never saved to disk. */
 const shellEnv = /** @type {const} */ ({ type: 'record', values: { type: 'string', maxLength: 1 << 20 } })
@@ -70,6 +72,7 @@ export const METHODS = {
   'app.reset': targets,
   'app.list': none,
   'app.describe': { type: 'object', required: ['target'], properties: { target } },
+  'app.env': { type: 'object', required: ['target'], properties: { target, cwd } },
   'app.signal': { type: 'object', required: ['targets', 'signal'], properties: { ...targets.properties, signal: { type: 'string', maxLength: 32 } } },
   'logs.tail': {
     type: 'object',
@@ -83,6 +86,7 @@ export const METHODS = {
   // shellEnv as for app.start: what the resurrected workers inherit, never saved.
   'dump.resurrect': { type: 'object', properties: { shellEnv: { type: 'record', values: { type: 'string', maxLength: 1 << 20 } } } },
   'dump.status': none,
+  'logs.reopen': none,
   'logs.flush': { type: 'object', properties: { target: { anyOf: [target, { type: 'null' }] } } },
   'metrics.serve': {
     type: 'object',

@@ -3,11 +3,13 @@ import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 
 /**
- * Every path sup keeps on disk, derived from SUP_HOME (design §8).
+ * Every path sup keeps on disk, derived from SUP_HOME (or $PM2_HOME/sup when only that is set) (design §8).
  * @param {NodeJS.ProcessEnv} [env]
  */
 export function resolvePaths (env = process.env) {
-  const home = resolve(env.SUP_HOME || join(homedir(), '.sup'))
+  // Scripts that give each PM2 instance its own PM2_HOME get one sup home per value, inside
+  // it, so sup never writes among PM2's own files (docs/pm2.md).
+  const home = resolve(env.SUP_HOME || (env.PM2_HOME ? join(env.PM2_HOME, 'sup') : join(homedir(), '.sup')))
   return {
     home,
     socket: join(home, 'sup.sock'),

@@ -2,7 +2,7 @@
 // sup stop | restart | delete | reset <targets...>
 import { connectDaemon } from '../daemon.js'
 import { renderWorkers } from '../format.js'
-import { expandTargets } from '../targets.js'
+import { expandRegexTargets, expandTargets } from '../targets.js'
 import { stringEnv } from '../shell-env.js'
 
 const METHOD = { stop: 'app.stop', restart: 'app.restart', delete: 'app.delete', reset: 'app.reset' }
@@ -17,7 +17,9 @@ export async function run (verb, targets, { paths, io, opts }) {
   const expanded = await expandTargets(targets, { cwd: io.cwd, only: opts.only })
   const conn = await connectDaemon(paths)
   try {
-    const params = verb === 'restart' && opts.updateEnv ? { targets: expanded, shellEnv: stringEnv(io.env) } : { targets: expanded }
+    /** @type {{ targets: string[], cwd: string, shellEnv?: Record<string, string> }} */
+    const params = { targets: await expandRegexTargets(expanded, () => conn.request('app.list')), cwd: io.cwd }
+    if (verb === 'restart' && opts.updateEnv) params.shellEnv = stringEnv(io.env)
     /** @type {import('../../ipc/methods.js').WorkerRow[]} */
     const rows = await conn.request(METHOD[verb], params)
     if (opts.json) {

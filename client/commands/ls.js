@@ -1,7 +1,8 @@
 // @ts-check
 // sup ls [--json] [--watch]: reads the daemon's cached figures; never triggers a sampling pass.
 import { connectDaemon } from '../daemon.js'
-import { formatDuration, renderLogWarnings, renderWorkers } from '../format.js'
+import { SupError } from '../../ipc/errors.js'
+import { formatBytes, formatDuration, renderLogWarnings, renderWorkers } from '../format.js'
 
 /** How often --watch asks again. The daemon samples once a second, so faster shows nothing new. */
 const WATCH_MS = 1000
@@ -10,11 +11,17 @@ const CLEAR = '\u001b[H\u001b[2J'
 
 /** @param {import('../cli.js').CommandContext} ctx */
 export async function run ({ paths, io, opts }) {
+  const order = opts.sort === undefined ? null : parseSort(opts.sort)
   const conn = await connectDaemon(paths, { start: true })
   try {
     if (opts.watch) return await watch(conn, io, opts)
     if (opts.json) {
-      io.out(JSON.stringify(await conn.request('app.list')))
+      const rows = await conn.request('app.list')
+      io.out(JSON.stringify(order ? sortRows(rows, order) : rows, null, opts.pretty ? 2 : undefined))
+      return 0
+    }
+    if (opts.miniList) {
+      for (const line of renderMiniList(await conn.request('app.list'))) io.out(line)
       return 0
     }
     // Both requests go out at once: the notes cost no second round trip on the CLI's
@@ -23,13 +30,65 @@ export async function run ({ paths, io, opts }) {
       conn.request('app.list'),
       conn.request('dump.status').catch(() => null)
     ])
-    io.out(renderWorkers(rows))
+    io.out(renderWorkers(order ? sortRows(rows, order) : rows))
     for (const line of renderLogWarnings(rows)) io.out(line)
     for (const line of dumpNotes(status, Date.now())) io.out(line)
     return 0
   } finally {
     await conn.close()
   }
+}
+
+/** The fields `--sort` takes: PM2's (`namespace` aside: rows do not carry it), and restarts. */
+const SORT_FIELDS = /** @type {const} */ (['name', 'id', 'pid', 'cpu', 'memory', 'uptime', 'status', 'restarts'])
+
+/**
+ * `--sort <field>[:asc|desc]`, as PM2 reads it.
+ * @param {string} spec
+ * @returns {{ field: typeof SORT_FIELDS[number], desc: boolean }}
+ */
+export function parseSort (spec) {
+  const [field, order = 'asc', ...rest] = spec.toLowerCase().split(':')
+  const known = /** @type {readonly string[]} */ (SORT_FIELDS).includes(field)
+  // PM2 ignores a field it does not know and lists in its default order.
+  if (!known || rest.length > 0 || (order !== 'asc' && order !== 'desc')) {
+    throw new SupError('SUP_ERR_CLI_USAGE', { reason: `--sort takes <field>[:asc|desc] with a field among ${SORT_FIELDS.join(', ')}; got "${spec}"` })
+  }
+  return { field: /** @type {typeof SORT_FIELDS[number]} */ (field), desc: order === 'desc' }
+}
+
+/**
+ * A stable sort (equal rows keep the daemon's id order), nulls (no pid) first as PM2's 0.
+ * @param {import('../../ipc/methods.js').WorkerRow[]} rows
+ * @param {{ field: typeof SORT_FIELDS[number], desc: boolean }} order
+ */
+export function sortRows (rows, { field, desc }) {
+  const key = (/** @type {import('../../ipc/methods.js').WorkerRow} */ row) => row[field] ?? -1
+  return [...rows].sort((a, b) => {
+    const [x, y] = [key(a), key(b)]
+    const cmp = x < y ? -1 : x > y ? 1 : 0
+    return desc ? -cmp : cmp
+  })
+}
+
+/**
+ * `ls -m`: PM2's "mini list", a block of `key : value` lines per worker, no table, no colour.
+ * @param {import('../../ipc/methods.js').WorkerRow[]} rows
+ * @returns {string[]}
+ */
+export function renderMiniList (rows) {
+  return rows.flatMap((r) => [
+    `+--- ${r.name}`,
+    `pid : ${r.pid ?? 0}`,
+    `id : ${r.id}`,
+    `instance : ${r.instance}`,
+    `status : ${r.status}`,
+    `mode : ${r.mode}`,
+    `restarted : ${r.restarts}`,
+    `uptime : ${r.status === 'online' ? formatDuration(r.uptime) : 0}`,
+    `memory usage : ${formatBytes(r.memory)}`,
+    ''
+  ])
 }
 
 /**

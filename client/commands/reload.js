@@ -10,6 +10,7 @@ import { connectDaemon } from '../daemon.js'
 import { renderWorkers } from '../format.js'
 import { followProgress, reportOutcomes } from '../progress.js'
 import { stringEnv } from '../shell-env.js'
+import { expandRegexTargets } from '../targets.js'
 
 /**
  * @param {string[]} targets names, ids, "all" or config files
@@ -20,6 +21,7 @@ export async function run (targets, { paths, io, opts }) {
   const params = await buildParams(targets, opts, io)
   const conn = await connectDaemon(paths)
   try {
+    params.targets = await expandRegexTargets(params.targets, () => conn.request('app.list'))
     if (!opts.json) await followProgress(conn, io, params.targets.every((t) => t !== 'all' && !/^\d+$/.test(t)) ? params.targets : [])
     /** @type {{ apps: import('../../ipc/events.js').RolloutOutcome[], workers: import('../../ipc/methods.js').WorkerRow[] }} */
     const result = await conn.request('app.reload', { ...params, ...limits })
@@ -77,8 +79,8 @@ async function buildParams (targets, opts, io) {
       names.push(target)
     }
   }
-  /** @type {{ targets: string[], apps?: typeof apps, shellEnv?: Record<string, string> }} */
-  const params = { targets: names }
+  /** @type {{ targets: string[], cwd: string, apps?: typeof apps, shellEnv?: Record<string, string> }} */
+  const params = { targets: names, cwd: io.cwd }
   if (apps.length > 0) params.apps = apps
   if (opts.updateEnv) params.shellEnv = stringEnv(io.env)
   return params

@@ -1,6 +1,7 @@
 // @ts-check
 // sup signal <SIG> <targets...>
 import { connectDaemon } from '../daemon.js'
+import { expandRegexTargets } from '../targets.js'
 
 /**
  * @param {string} signal
@@ -11,7 +12,7 @@ export async function run (signal, targets, { paths, io }) {
   const conn = await connectDaemon(paths)
   try {
     /** @type {import('../../ipc/methods.js').WorkerRow[]} */
-    const rows = await conn.request('app.signal', { signal, targets })
+    const rows = await conn.request('app.signal', { signal, targets: await expandRegexTargets(targets, () => conn.request('app.list')), cwd: io.cwd })
     if (rows.length === 0) {
       io.err('sup: no running worker to signal')
       return 1

@@ -56,6 +56,7 @@ export function normalizeApp (raw, { cwd, envName, cpus, source = null }) {
   /** @type {Record<string, unknown>} */
   const config = {
     name,
+    namespace: parseNamespace(raw.namespace),
     script: run.file,
     args: run.args,
     cwd: appCwd,
@@ -162,6 +163,17 @@ function resolveName (value, derived) {
   const name = value || derived
   if (!APP_NAME_PATTERN.test(name)) throw new SupError('SUP_ERR_APP_NAME_INVALID', { name })
   return name
+}
+
+/**
+ * PM2's `namespace`: a CLI target for a group of apps. It shares the names' alphabet, since
+ * it is typed where a name is.
+ * @param {unknown} value raw.namespace
+ */
+function parseNamespace (value) {
+  const namespace = parseString(value, 'namespace') ?? APP_DEFAULTS.namespace
+  if (!APP_NAME_PATTERN.test(namespace)) throwInvalid('namespace', namespace, 'use letters, digits, ".", "_" and "-", not starting with "." or "-", at most 64 characters')
+  return namespace
 }
 
 /** @param {unknown} value raw.interpreter, present */

@@ -87,6 +87,8 @@ export class LogFile extends EventEmitter {
     this.pumping = null
     /** @type {Array<() => void>} */
     this.truncateWaiters = []
+    /** @type {Array<() => void>} `sup reloadLogs` calls waiting for the file to be reopened */
+    this.reopenWaiters = []
     this.needDrain = false
     this.torn = false
     this.closed = false
@@ -123,18 +125,22 @@ export class LogFile extends EventEmitter {
     if (this.pumping) return
     this.pumping = this.pump().finally(() => {
       this.pumping = null
-      if (!this.closed && (this.truncateWaiters.length > 0 || this.queue.hasLines())) this.kick()
+      if (!this.closed && (this.truncateWaiters.length > 0 || this.reopenWaiters.length > 0 || this.queue.hasLines())) this.kick()
     })
   }
 
   async pump () {
-    while (!this.queue.empty || this.truncateWaiters.length > 0) {
+    while (!this.queue.empty || this.truncateWaiters.length > 0 || this.reopenWaiters.length > 0) {
+      const reopening = this.reopenWaiters.splice(0)
+      if (reopening.length > 0) await this.closeHandle()
       if (!(await this.ensureOpen())) {
         this.queue.dropAll(/** @type {LogError} */ (this.error).message)
         for (const resolve of this.truncateWaiters.splice(0)) resolve()
+        for (const resolve of reopening) resolve()
         return this.emitDrain()
       }
-      if (this.truncateWaiters.length > 0) await this.truncateNow()
+      if (reopening.length > 0) for (const resolve of reopening) resolve()
+      else if (this.truncateWaiters.length > 0) await this.truncateNow()
       else await this.writeBatch(await this.nextBatch())
     }
   }
@@ -282,6 +288,28 @@ export class LogFile extends EventEmitter {
       this.truncateWaiters.push(() => resolve(undefined))
       this.kick()
     })
+  }
+
+  /**
+   * Close the file and open its path again (`sup reloadLogs`): after an outside tool moved
+   * it, lines go to a new file there instead of following the old one. Between batches, so
+   * no line is split across the two.
+   */
+  reopen () {
+    if (this.closed) return Promise.resolve()
+    return new Promise((resolve) => {
+      this.reopenWaiters.push(() => resolve(undefined))
+      this.kick()
+    })
+  }
+
+  async closeHandle () {
+    const handle = this.handle
+    this.handle = null
+    this.size = 0
+    // A failed file is tried again now, not after its retry delay: the user just asked.
+    this.retryAt = 0
+    await handle?.close().catch(() => {})
   }
 
   /** @returns {LogFileStatus} */

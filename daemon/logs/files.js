@@ -37,6 +37,13 @@ export class LogFiles {
     return entry.file
   }
 
+  /** Reopen every open file at its path (`sup reloadLogs`); resolves with their paths. */
+  async reopenAll () {
+    const entries = [...this.open.entries()]
+    await Promise.all(entries.map(([, entry]) => entry.file.reopen()))
+    return entries.map(([path]) => path)
+  }
+
   /**
    * Let go of `path`; the last one out closes it (its queued lines written first).
    * @param {string} path

@@ -15,7 +15,7 @@ import { canRoll, rollWorkers } from './rollout.js'
  *
  * @typedef {object} Registry what a reload of several apps needs of the supervisor
  * @property {Map<string, App>} apps
- * @property {(targets: string[]) => Worker[]} resolve
+ * @property {(targets: string[], options?: { cwd?: string }) => Worker[]} resolve
  * @property {() => import('../../ipc/methods.js').WorkerRow[]} list
  *
  * @typedef {object} RolloutSummary what `sup describe` shows of an app's last reload or scale
@@ -35,15 +35,15 @@ import { canRoll, rollWorkers } from './rollout.js'
 /**
  * Reload apps one after the other.
  * @param {Registry} registry
- * @param {{ targets: string[], apps?: AppConfig[], shellEnv?: Record<string, string>, surge?: number, maxUnavailable?: number }} params
+ * @param {{ targets: string[], cwd?: string, apps?: AppConfig[], shellEnv?: Record<string, string>, surge?: number, maxUnavailable?: number }} params
  */
-export async function reloadApps (registry, { targets, apps = [], shellEnv, surge = DEFAULT_LIMITS.surge, maxUnavailable = DEFAULT_LIMITS.maxUnavailable }) {
+export async function reloadApps (registry, { targets, cwd, apps = [], shellEnv, surge = DEFAULT_LIMITS.surge, maxUnavailable = DEFAULT_LIMITS.maxUnavailable }) {
   const limits = { surge, maxUnavailable }
   const problem = checkLimits(limits)
   if (problem) throw new SupError('SUP_ERR_RELOAD_INVALID_LIMITS', { reason: problem })
   /** @type {Map<App, Worker[]>} */
   const groups = new Map()
-  for (const worker of registry.resolve(targets)) {
+  for (const worker of registry.resolve(targets, { cwd })) {
     const app = appOf(registry, worker)
     groups.set(app, [...(groups.get(app) ?? []), worker])
   }

@@ -138,6 +138,7 @@ describe('normalizeApp', () => {
   test('a fully specified PM2 entry normalises and validates', () => {
     const config = normalize({
       name: 'api',
+      namespace: 'web',
       script: 'worker.js',
       cwd: 'sub',
       args: ['--port', 3000],
@@ -175,6 +176,7 @@ describe('normalizeApp', () => {
     assert.equal(validate(APP_CONFIG_SCHEMA, config, 'config'), null)
     assert.deepEqual(config, {
       name: 'api',
+      namespace: 'web',
       script: path.join(dir, 'sub', 'worker.js'),
       args: ['--port', '3000'],
       cwd: path.join(dir, 'sub'),
@@ -236,6 +238,13 @@ describe('normalizeApp', () => {
     }
     test('a name that is not a string is rejected', () => {
       assertSupError(() => normalize({ script: 'hello.js', name: 42 }), 'SUP_ERR_CONFIG_INVALID_OPTION', { option: 'name' })
+    })
+  })
+
+  describe('namespace', () => {
+    test('defaults to "default"', () => assert.equal(normalize({ script: 'hello.js' }).namespace, 'default'))
+    test('a namespace outside the names\' alphabet is an invalid option', () => {
+      assertSupError(() => normalize({ script: 'hello.js', namespace: 'a b' }), 'SUP_ERR_CONFIG_INVALID_OPTION', { option: 'namespace' })
     })
   })
 
