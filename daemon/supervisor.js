@@ -78,9 +78,7 @@ export class Supervisor extends EventEmitter {
     app.on('empty', () => {
       if (this.apps.get(app.name) !== app) return
       this.apps.delete(app.name)
-      app.triggers.stop().catch(() => {})
-      app.logs.close()
-      app.sockets?.close()
+      app.close()
       this.logger.info({ app: app.name }, 'app deleted')
     })
     this.apps.set(config.name, app)

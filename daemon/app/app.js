@@ -84,6 +84,13 @@ export class App extends EventEmitter {
     return worker
   }
 
+  /** Let go of what the app holds besides its workers: triggers, log files, held sockets. */
+  close () {
+    this.triggers.stop().catch(() => {})
+    this.logs.close()
+    this.sockets?.close()
+  }
+
   /** @param {Worker} worker */
   removeWorker (worker) {
     this.workers = this.workers.filter((w) => w !== worker)
