@@ -70,7 +70,7 @@ export async function main (argv, io) {
       outputError: (text, write) => write(`sup: ${text.replace(/^error: /, '').trimEnd()} (sup --help lists commands and flags)\n`)
     })
 
-  addStartCommand(program, action, await import('./config/start-options.js'))
+  addStartCommand(program, action, await import('./config/start-options.js'), argv)
 
   for (const [verb, description] of /** @type {const} */ ([
     ['stop', 'stop workers (the ladder: SIGINT or a shutdown message, then SIGKILL after kill_timeout)'],
@@ -223,13 +223,31 @@ export async function main (argv, io) {
  * @param {Command} program
  * @param {(file: string, call: (mod: any, ctx: CommandContext) => Promise<number | void>) => (...args: any[]) => Promise<void>} action
  * @param {typeof import('./config/start-options.js')} startOptions the option table, loaded only when commander is
+ * @param {string[]} argv the user's words, to tell the scripts from their arguments
  */
-function addStartCommand (program, action, { declareStartOptions }) {
-  const start = program.command('start <script|config> [args...]')
-    .description('start a script (node, or any interpreter) or the apps of an ecosystem config file; script args go after --')
+function addStartCommand (program, action, { declareStartOptions }, argv) {
+  const start = program.command('start [targets...]')
+    .usage('[script|config|-]... [options] [-- script args]')
+    .description('start scripts (node, or any interpreter) or the apps of ecosystem config files ("-": a config on stdin; none: ecosystem.config.js); script args go after --')
   declareStartOptions(start)
-  start.option('--json', 'print the started workers as JSON')
-    .action(action('start', (mod, ctx) => mod.run(ctx.args[0], ctx.args[1], ctx)))
+  start.option('-f, --force', 'start another copy of an app that already exists: the new workers join it (same script and options)')
+    .option('--json', 'print the started workers as JSON')
+    .action(action('start', (mod, ctx) => {
+      const { targets, args } = splitStartOperands(ctx.args[0], argv)
+      return mod.run(targets, args, ctx)
+    }))
+}
+
+/**
+ * PM2's reading of `start a.js b.js -- x y`: every word before `--` is something to start,
+ * the words after it are the scripts' arguments. Commander hands both over as one list.
+ * @param {string[]} operands
+ * @param {string[]} argv
+ */
+export function splitStartOperands (operands, argv) {
+  const dash = argv.indexOf('--')
+  const after = dash === -1 ? 0 : argv.length - dash - 1
+  return { targets: operands.slice(0, operands.length - after), args: operands.slice(operands.length - after) }
 }
 
 /**

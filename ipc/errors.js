@@ -33,6 +33,7 @@ export const ERRORS = Object.freeze({
   SUP_ERR_APP_ALREADY_EXISTS: { message: 'app "{name}" already exists (sup restart {name}, or start it with another --name)' },
   SUP_ERR_APP_NAME_INVALID: { message: 'app name "{name}" is not allowed: use letters, digits, ".", "_" and "-", not starting with "." or "-", at most 64 characters' },
   SUP_ERR_APP_SIGNAL_INVALID: { message: 'unknown signal "{signal}" (try SIGUSR2, SIGHUP or SIGTERM)' },
+  SUP_ERR_APP_FORCE_MISMATCH: { message: 'app "{name}" already runs with another {keys}: -f adds workers to it only for the same script and options (start the copy with another --name)' },
   SUP_ERR_APP_SCALE_INVALID: { message: 'cannot scale "{name}" to "{value}": {reason}' },
   SUP_ERR_RELOAD_IN_PROGRESS: { message: 'a {op} of app "{name}" is already running (wait for it to end; sup describe {name} shows how the last one ended)' },
   SUP_ERR_RELOAD_ABORTED: { message: '{op} aborted: {reason}' },
