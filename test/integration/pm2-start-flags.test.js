@@ -1,0 +1,128 @@
+// @ts-check
+// PM2's ways of calling `start` (docs/pm2.md): several scripts at once, -f, a config on stdin,
+// --namespace, -p, --no-autostart, and no target at all (ecosystem.config.js).
+import assert from 'node:assert/strict'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { waitUntil } from '../helpers/procs.js'
+import { APPS, useSupHome, waitForRows } from '../helpers/sup.js'
+
+const SCRIPT = join(APPS, 'signal-logger.js')
+
+/**
+ * @param {ReturnType<typeof useSupHome>} home
+ * @param {string} name
+ */
+async function configOf (home, name) {
+  const described = await home.sup(['describe', name, '--json'])
+  assert.equal(described.code, 0, described.stderr)
+  return JSON.parse(described.stdout).config
+}
+
+test('start a.js b.js -- x: one app per script, each with the arguments after --', async (t) => {
+  const home = useSupHome(t)
+  const started = await home.sup(['start', SCRIPT, join(APPS, 'print-env.js'), '--', '--port=1', 'x'])
+  assert.equal(started.code, 0, started.stderr)
+  const rows = await home.ls()
+  assert.deepEqual(rows.map((r) => r.name).sort(), ['print-env', 'signal-logger'])
+  assert.deepEqual((await configOf(home, 'signal-logger')).args, ['--port=1', 'x'])
+  assert.deepEqual((await configOf(home, 'print-env')).args, ['--port=1', 'x'])
+  // several targets act on all of them, as PM2's multiparam script does
+  assert.equal((await home.sup(['stop', 'signal-logger', 'print-env'])).code, 0)
+  assert.ok((await home.ls()).every((r) => r.status === 'stopped'))
+})
+
+test('start -f: another copy of a running app joins it under the same name; one with other args is refused', async (t) => {
+  const home = useSupHome(t)
+  assert.equal((await home.sup(['start', SCRIPT])).code, 0)
+  const forced = await home.sup(['start', SCRIPT, '-f', '-i', '2'])
+  assert.equal(forced.code, 0, forced.stderr)
+  assert.match(forced.stdout, /starting another copy of signal-logger \(-f\): 2 more workers/)
+  const rows = await waitForRows(home, (rs) => rs.length === 3 && rs.every((r) => r.status === 'online'), { what: 'three workers online' })
+  assert.deepEqual(rows.map((r) => r.name), ['signal-logger', 'signal-logger', 'signal-logger'])
+  assert.equal(new Set(rows.map((r) => r.id)).size, 3)
+  assert.equal((await home.sup(['start', SCRIPT, '--force'])).code, 0)
+  assert.equal((await home.ls()).length, 4)
+
+  // the name targets every copy, an id one of them
+  assert.equal((await home.sup(['restart', 'signal-logger'])).code, 0)
+  assert.deepEqual((await home.ls()).map((r) => r.restarts), [1, 1, 1, 1])
+  assert.equal((await home.sup(['stop', String(rows[0].id)])).code, 0)
+  assert.deepEqual((await home.ls()).map((r) => r.status), ['stopped', 'online', 'online', 'online'])
+
+  // one app, one config: a copy that would run something else is refused, nothing started
+  const other = await home.sup(['start', SCRIPT, '-f', '--', 'other-arg'])
+  assert.equal(other.code, 1)
+  assert.match(other.stderr, /^sup: app "signal-logger" already runs with another args: -f adds workers to it only for the same script and options/)
+  assert.equal((await home.ls()).length, 4)
+})
+
+test('start - reads a config from stdin (paths from the caller\'s cwd); delete - deletes its apps', async (t) => {
+  const home = useSupHome(t)
+  const config = JSON.stringify({ apps: [{ name: 'piped-a', script: 'signal-logger.js' }, { name: 'piped-b', script: 'print-env.js', namespace: 'piped' }] })
+  const started = await home.sup(['start', '-'], { input: config, cwd: APPS })
+  assert.equal(started.code, 0, started.stderr)
+  const rows = await home.ls()
+  assert.deepEqual(rows.map((r) => r.name), ['piped-a', 'piped-b'])
+  assert.equal((await configOf(home, 'piped-a')).script, SCRIPT)
+
+  const broken = await home.sup(['start', '-'], { input: '{ apps: [', cwd: APPS })
+  assert.equal(broken.code, 1)
+  assert.match(broken.stderr, /^sup: config file on stdin:1:\d+ could not be read/)
+
+  const deleted = await home.sup(['delete', '-'], { input: config, cwd: APPS })
+  assert.equal(deleted.code, 0, deleted.stderr)
+  assert.deepEqual(await home.ls(), [])
+})
+
+test('--namespace puts the app in a namespace: a target, and a field of the ls --json rows', async (t) => {
+  const home = useSupHome(t)
+  assert.equal((await home.sup(['start', SCRIPT, '--name', 'a', '--namespace', 'jobs'])).code, 0)
+  assert.equal((await home.sup(['start', SCRIPT, '--name', 'b'])).code, 0)
+  assert.deepEqual((await home.ls()).map((r) => [r.name, r.namespace]), [['a', 'jobs'], ['b', 'default']])
+  assert.equal((await home.sup(['stop', 'jobs'])).code, 0)
+  assert.deepEqual((await home.ls()).map((r) => r.status), ['stopped', 'online'])
+  const bad = await home.sup(['start', SCRIPT, '--name', 'c', '--namespace', 'no spaces'])
+  assert.equal(bad.code, 1)
+  assert.match(bad.stderr, /namespace/)
+})
+
+test('-p/--pid writes each worker\'s pid to a file of its own, removed when it stops', async (t) => {
+  const home = useSupHome(t)
+  const dir = mkdtempSync(join(tmpdir(), 'sup-pid-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  assert.equal((await home.sup(['start', SCRIPT, '-p', join(dir, 'app.pid'), '-i', '2'])).code, 0)
+  const rows = await waitForRows(home, (rs) => rs.length === 2 && rs.every((r) => r.status === 'online'), { what: 'two workers online' })
+  for (const row of rows) {
+    const file = join(dir, `app-${row.id}.pid`)
+    await waitUntil(() => existsSync(file) && readFileSync(file, 'utf8') === `${row.pid}\n`, `${file} holding ${row.pid}`)
+  }
+  assert.equal((await home.sup(['stop', 'all'])).code, 0)
+  await waitUntil(() => rows.every((r) => !existsSync(join(dir, `app-${r.id}.pid`))), 'the pid files removed')
+})
+
+test('--no-autostart registers the app stopped; restart starts it', async (t) => {
+  const home = useSupHome(t)
+  const started = await home.sup(['start', SCRIPT, '--no-autostart'])
+  assert.equal(started.code, 0, started.stderr)
+  const [row] = await home.ls()
+  assert.equal(row.status, 'stopped')
+  assert.equal(row.pid, null)
+  assert.equal((await home.sup(['restart', 'signal-logger'])).code, 0)
+  await waitForRows(home, (rs) => rs[0]?.status === 'online', { what: 'the app online after restart' })
+})
+
+test('start with no target starts ./ecosystem.config.js, as pm2 start does', async (t) => {
+  const home = useSupHome(t)
+  const dir = mkdtempSync(join(tmpdir(), 'sup-eco-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const none = await home.sup(['start'], { cwd: dir })
+  assert.equal(none.code, 1)
+  assert.match(none.stderr, /^sup: config file ".*ecosystem\.config\.js" not found/)
+  writeFileSync(join(dir, 'ecosystem.config.js'), `module.exports = { apps: [{ name: 'eco', script: ${JSON.stringify(SCRIPT)} }] }\n`)
+  const started = await home.sup(['start'], { cwd: dir })
+  assert.equal(started.code, 0, started.stderr)
+  assert.deepEqual((await home.ls()).map((r) => r.name), ['eco'])
+})
