@@ -204,6 +204,11 @@ export async function main (argv, io) {
     .description('save, stop every app and the daemon, start a daemon of this sup version, resurrect the apps')
     .action(action('update', (mod, ctx) => mod.run(ctx)))
 
+  program.command('init [mode]').alias('ecosystem')
+    .description('write a sample ./ecosystem.config.js (mode "simple": one app, name and script only)')
+    .option('-f, --force', 'write over an ecosystem.config.js already there')
+    .action(action('init', (mod, ctx) => mod.run(ctx.args[0], ctx)))
+
   // PM2's module settings (pm2 set pm2-logrotate:max_size 10M) have no store to write to in sup.
   for (const [verb, usage] of [['set', 'set [key] [value]'], ['unset', 'unset <key>'], ['multiset', 'multiset <pairs>'], ['get', 'get [key]'], ['conf', 'conf [key] [value]'], ['config', 'config <key> [value]']]) {
     program.command(usage)

@@ -126,3 +126,22 @@ test('start with no target starts ./ecosystem.config.js, as pm2 start does', asy
   assert.equal(started.code, 0, started.stderr)
   assert.deepEqual((await home.ls()).map((r) => r.name), ['eco'])
 })
+
+test('init writes a sample ecosystem.config.js that sup start runs; one already there is kept unless --force', async (t) => {
+  const home = useSupHome(t)
+  const dir = mkdtempSync(join(tmpdir(), 'sup-init-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const simple = await home.sup(['init', 'simple'], { cwd: dir })
+  assert.equal(simple.code, 0, simple.stderr)
+  const file = join(dir, 'ecosystem.config.js')
+  writeFileSync(join(dir, 'app.js'), 'setInterval(() => {}, 1000)\n')
+  assert.equal((await home.sup(['start'], { cwd: dir })).code, 0)
+  assert.deepEqual((await home.ls()).map((r) => [r.name, r.status]), [['app', 'online']])
+
+  const kept = await home.sup(['ecosystem'], { cwd: dir })
+  assert.equal(kept.code, 1)
+  assert.equal(kept.stderr, `sup: ${file} already exists and is kept (sup init --force writes over it)\n`)
+  assert.doesNotMatch(readFileSync(file, 'utf8'), /worker/)
+  assert.equal((await home.sup(['init', '--force'], { cwd: dir })).code, 0)
+  assert.match(readFileSync(file, 'utf8'), /name: 'worker'/)
+})
