@@ -2,12 +2,13 @@
 // PM2's ways of calling `start` (docs/pm2.md): several scripts at once, -f, a config on stdin,
 // --namespace, -p, --no-autostart, and no target at all (ecosystem.config.js).
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { waitUntil } from '../helpers/procs.js'
-import { APPS, useSupHome, waitForRows } from '../helpers/sup.js'
+import { APPS, SUP_BIN, useSupHome, waitForRows } from '../helpers/sup.js'
 
 const SCRIPT = join(APPS, 'signal-logger.js')
 
@@ -144,4 +145,26 @@ test('init writes a sample ecosystem.config.js that sup start runs; one already 
   assert.doesNotMatch(readFileSync(file, 'utf8'), /worker/)
   assert.equal((await home.sup(['init', '--force'], { cwd: dir })).code, 0)
   assert.match(readFileSync(file, 'utf8'), /name: 'worker'/)
+})
+
+test('logs <namespace> follows the lines of every app in it, as pm2 logs <namespace>', async (t) => {
+  const home = useSupHome(t)
+  for (const name of ['a', 'b']) {
+    assert.equal((await home.sup(['start', SCRIPT, '--name', name, '--namespace', 'jobs'])).code, 0)
+  }
+  assert.equal((await home.sup(['start', SCRIPT, '--name', 'other'])).code, 0)
+  const follower = spawn(process.execPath, [SUP_BIN, 'logs', 'jobs', '--lines', '0'], { env: home.env })
+  t.after(() => follower.kill('SIGKILL'))
+  let output = ''
+  follower.stdout.on('data', (chunk) => { output += chunk })
+  // the follower prints nothing until a line comes: signal (each 300 ms) until both apps' lines arrive live
+  const both = () => /^a\[0\] out \| got SIGUSR2/m.test(output) && /^b\[0\] out \| got SIGUSR2/m.test(output)
+  const deadline = Date.now() + 15_000
+  while (!both()) {
+    assert.ok(Date.now() < deadline, `no SIGUSR2 lines of a and b from sup logs jobs; it printed: ${output}`)
+    assert.equal((await home.sup(['signal', 'SIGUSR2', 'a', 'b', 'other'])).code, 0)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+  }
+  assert.doesNotMatch(output, /^other\[/m)
+  follower.kill('SIGINT')
 })
