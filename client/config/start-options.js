@@ -45,7 +45,7 @@ export const START_OPTIONS = [
   { flags: '--no-autorestart', key: 'autorestart', parse: (v) => v === false ? false : undefined, help: 'do not restart workers that exit' },
   { flags: '--no-autostart', key: 'autostart', parse: (v) => v === false ? false : undefined, help: 'register the app with its workers stopped (sup restart starts them)' },
   { flags: '--stop-exit-codes <codes>', key: 'stop_exit_codes', parse: (v) => String(v).split(',').map((c) => Number(c.trim())), help: 'exit codes that mean "done, do not restart" (comma-separated)' },
-  { flags: '--cron-restart <expr>', key: 'cron_restart', aliases: ['--cron'], help: 'restart on a cron schedule, e.g. "0 3 * * *" (6 fields: seconds first)' },
+  { flags: '-c, --cron-restart <expr>', key: 'cron_restart', aliases: ['--cron'], help: 'restart on a cron schedule, e.g. "0 3 * * *" (6 fields: seconds first)' },
   { flags: '--watch [paths]', key: 'watch', help: 'restart when files change: in the cwd, or in these paths (comma-separated)' },
   { flags: '--ignore-watch <paths>', key: 'ignore_watch', help: 'globs or paths not to watch (comma- or space-separated); node_modules and .git never are' },
   { flags: '--watch-delay <ms>', key: 'watch_delay', help: 'quiet time after the last change before restarting (default 1000)' },

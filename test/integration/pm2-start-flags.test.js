@@ -168,3 +168,22 @@ test('logs <namespace> follows the lines of every app in it, as pm2 logs <namesp
   assert.doesNotMatch(output, /^other\[/m)
   follower.kill('SIGINT')
 })
+
+test('PM2 command lines: -s keeps logs and jlist output, ls answers to l and ps, PM2\'s --no-vizion/--no-pmx/--no-automation are accepted', async (t) => {
+  const home = useSupHome(t)
+  const started = await home.sup(['start', SCRIPT, '--no-automation', '--no-vizion', '--no-pmx', '--disable-trace', '--disable-source-map-support'])
+  assert.equal(started.code, 0, started.stderr)
+  await waitForRows(home, (rs) => rs[0]?.status === 'online', { what: 'the app online' })
+  const logs = await home.sup(['logs', 'signal-logger', '--nostream', '--lines', '5'], { env: { PM2_SILENT: 'true' } })
+  assert.equal(logs.code, 0, logs.stderr)
+  assert.match(logs.stdout, /signal-logger\[0\] out \| ready/)
+  assert.equal(JSON.parse((await home.sup(['-s', 'jlist'])).stdout).length, 1)
+  assert.deepEqual(await home.sup(['-s', 'ls']), { code: 0, stdout: '', stderr: '' })
+  assert.deepEqual(await home.sup(['stop', 'all'], { env: { PM2_SILENT: 'true' } }), { code: 0, stdout: '', stderr: '' })
+  for (const verb of ['l', 'ps']) {
+    const listed = await home.sup([verb])
+    assert.equal(listed.code, 0, listed.stderr)
+    assert.match(listed.stdout, /^id +name +mode/)
+    assert.match(listed.stdout, /signal-logger +fork +- +stopped/)
+  }
+})

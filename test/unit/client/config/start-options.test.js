@@ -26,6 +26,7 @@ const rows = [
   [['--interpreter-args', '--inspect'], { interpreter_args: '--inspect' }],
   [['--node-args', 'a', '--interpreter-args', 'b'], { interpreter_args: 'a' }],
   [['--cron', '0 3 * * *'], { cron_restart: '0 3 * * *' }],
+  [['-c', '0 2 * * *'], { cron_restart: '0 2 * * *' }],
   [['--cron-restart', '0 4 * * *', '--cron', '0 3 * * *'], { cron_restart: '0 4 * * *' }],
   [['--no-autorestart'], { autorestart: false }],
   [['--no-autostart'], { autostart: false }],
