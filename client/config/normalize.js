@@ -54,6 +54,8 @@ export function normalizeApp (raw, { cwd, envName, cpus, source = null }) {
   // shebang args apply only to the shebang's own interpreter
   const interpreterArgs = command !== null ? [] : raw.interpreter_args ?? raw.node_args ?? (interpreterGiven ? [] : detected.interpreterArgs)
   const forceFork = parseBoolean(raw.force_fork, 'force_fork', false)
+  // PM2's disable_logs: no log files at all (sup logs still shows recent lines, from memory)
+  const noLogs = parseBoolean(raw.disable_logs, 'disable_logs', false)
   /** @type {Record<string, unknown>} */
   const config = {
     name,
@@ -81,9 +83,9 @@ export function normalizeApp (raw, { cwd, envName, cpus, source = null }) {
     autostart: parseBoolean(raw.autostart, 'autostart', APP_DEFAULTS.autostart),
     stop_exit_codes: parseExitCodes(raw.stop_exit_codes),
     max_memory_restart: raw.max_memory_restart == null || raw.max_memory_restart === '' ? null : parseBytes(raw.max_memory_restart, 'max_memory_restart'),
-    out_file: resolveLogFile(raw.out_file ?? raw.output ?? raw.out ?? raw.out_log, 'out_file', appCwd),
-    error_file: resolveLogFile(raw.error_file ?? raw.error ?? raw.err_file ?? raw.err ?? raw.err_log, 'error_file', appCwd),
-    log_file: resolveCombinedLog(raw.log_file ?? raw.log, appCwd),
+    out_file: noLogs ? '/dev/null' : resolveLogFile(raw.out_file ?? raw.output ?? raw.out ?? raw.out_log, 'out_file', appCwd),
+    error_file: noLogs ? '/dev/null' : resolveLogFile(raw.error_file ?? raw.error ?? raw.err_file ?? raw.err ?? raw.err_log, 'error_file', appCwd),
+    log_file: noLogs ? null : resolveCombinedLog(raw.log_file ?? raw.log, appCwd),
     pid_file: resolveLogFile(raw.pid_file ?? raw.pid, 'pid_file', appCwd),
     merge_logs: parseBoolean(raw.merge_logs ?? raw.combine_logs, 'merge_logs', APP_DEFAULTS.merge_logs),
     time: parseBoolean(raw.time, 'time', APP_DEFAULTS.time),

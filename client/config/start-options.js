@@ -53,6 +53,7 @@ export const START_OPTIONS = [
   { flags: '-o, --output <file>', key: 'out_file', help: 'stdout log file ("/dev/null" or NULL: none)' },
   { flags: '-e, --error <file>', key: 'error_file', help: 'stderr log file ("/dev/null" or NULL: none)' },
   { flags: '-l, --log [file]', key: 'log_file', help: 'one more file with stdout and stderr together (default $SUP_HOME/logs/<name>.log)' },
+  { flags: '--disable-logs', key: 'disable_logs', help: 'no log files (= -o /dev/null -e /dev/null); sup logs still shows recent lines' },
   { flags: '--merge-logs', key: 'merge_logs', help: 'one log file for all instances' },
   { flags: '--time', key: 'time', help: 'prefix log lines with a timestamp' },
   { flags: '--log-date-format <format>', key: 'log_date_format', help: 'timestamp format for log lines, e.g. "YYYY-MM-DD HH:mm:ss Z" (implies --time)' },

@@ -38,6 +38,7 @@ const rows = [
   [['--no-log-compress'], { log_compress: false }],
   [['--watch'], { watch: true }],
   [['--watch', 'src,lib', '--ignore-watch', '*.log'], { watch: 'src,lib', ignore_watch: '*.log' }],
+  [['--disable-logs'], { disable_logs: true }],
   [['-l'], { log_file: true }],
   [['-o', 'out.log', '-e', 'err.log', '-l', 'all.log'], { out_file: 'out.log', error_file: 'err.log', log_file: 'all.log' }],
   [['--env', 'production', '--only', 'web', '--balance', 'os'], {}],
@@ -68,8 +69,8 @@ test('aliases are declared as flags of their own that say what they alias', () =
   assert.equal(option?.description, 'alias of --node-args')
 })
 
-test('every config key is one the normaliser keeps (or force_fork, which picks exec_mode)', () => {
-  const kept = new Set([...Object.keys(normalizeApp({ script: process.execPath }, { cwd: tmpdir(), cpus: 2 })), 'force_fork'])
+test('every config key is one the normaliser keeps (or force_fork, which picks exec_mode, or disable_logs, which sets the log files)', () => {
+  const kept = new Set([...Object.keys(normalizeApp({ script: process.execPath }, { cwd: tmpdir(), cpus: 2 })), 'force_fork', 'disable_logs'])
   for (const option of START_OPTIONS) {
     if (option.key !== null) assert.ok(kept.has(option.key), `${option.flags} sets ${option.key}, which normalizeApp drops`)
   }
