@@ -151,6 +151,8 @@ export async function main (argv, io) {
     .addOption(new Option('--err', 'stderr only').conflicts('out'))
     .option('--out', 'stdout only')
     .option('--json', 'one JSON object per line')
+    .option('--raw', 'the lines alone, no app prefix (stderr lines on stderr)')
+    .option('--timestamp [pattern]', 'put the time each line was written first (default pattern YYYY-MM-DD-HH:mm:ss)')
     .action(action('logs', (mod, ctx) => mod.run(ctx.args[0], ctx)))
 
   program.command('reloadLogs').alias('reload-logs')

@@ -2,6 +2,7 @@
 // sup logs [target]: the last lines from the daemon's ring, then new lines as they come.
 import { connectDaemon } from '../daemon.js'
 import { colorEnabled, paint } from '../format.js'
+import { formatDate } from '../../ipc/date-format.js'
 import { SupError } from '../../ipc/errors.js'
 import { CLOSE_SLOW_SUBSCRIBER } from '../../ipc/protocol.js'
 
@@ -15,7 +16,7 @@ export async function run (target, { paths, io, opts }) {
   const lines = Number(opts.lines)
   if (!Number.isInteger(lines) || lines < 0) throw new SupError('SUP_ERR_CLI_USAGE', { reason: `--lines must be a whole number, not "${opts.lines}"` })
   const stream = opts.err ? 'err' : opts.out ? 'out' : 'both'
-  const print = opts.json ? (/** @type {LogEntry} */ e) => io.out(JSON.stringify(e)) : makePrinter(io)
+  const print = opts.json ? (/** @type {LogEntry} */ e) => io.out(JSON.stringify(e)) : makePrinter(io, opts)
   const conn = await connectDaemon(paths)
 
   // Subscribe before reading the ring, so no line falls between the two.
@@ -76,11 +77,21 @@ function targetIsId (target) {
   return target !== undefined && /^\d+$/.test(target)
 }
 
-/** @param {import('../cli.js').CliIo} io */
-function makePrinter (io) {
+/** PM2's `pm2 logs --timestamp` pattern when none is given. */
+export const DEFAULT_TIMESTAMP = 'YYYY-MM-DD-HH:mm:ss'
+
+/**
+ * @param {import('../cli.js').CliIo} io
+ * @param {Record<string, any>} opts --raw: the line alone, stderr's on stderr (PM2's); --timestamp [pattern]:
+ *   the time the line was written first, dayjs-style
+ */
+function makePrinter (io, opts) {
   const color = colorEnabled()
+  const pattern = opts.timestamp === true ? DEFAULT_TIMESTAMP : opts.timestamp
+  const stamp = pattern ? (/** @type {LogEntry} */ e) => `${formatDate(e.time, pattern)} ` : () => ''
+  if (opts.raw) return (/** @type {LogEntry} */ e) => (e.stream === 'err' ? io.err : io.out)(`${stamp(e)}${e.line}`)
   return (/** @type {LogEntry} */ entry) => {
-    const prefix = `${entry.app}[${entry.instance}]`
+    const prefix = `${stamp(entry)}${entry.app}[${entry.instance}]`
     if (entry.stream === 'err') io.out(`${paint('red', `${prefix} err |`, color)} ${entry.line}`)
     else io.out(`${paint('cyan', `${prefix} out |`, color)} ${entry.line}`)
   }

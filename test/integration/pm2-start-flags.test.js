@@ -187,3 +187,14 @@ test('PM2 command lines: -s keeps logs and jlist output, ls answers to l and ps,
     assert.match(listed.stdout, /signal-logger +fork +- +stopped/)
   }
 })
+
+test('logs --raw prints the lines alone; --timestamp [pattern] puts the time each was written first', async (t) => {
+  const home = useSupHome(t)
+  assert.equal((await home.sup(['start', SCRIPT])).code, 0)
+  await waitForRows(home, (rs) => rs[0]?.status === 'online', { what: 'the app online' })
+  assert.equal((await home.sup(['logs', 'signal-logger', '--nostream', '--raw'])).stdout, 'ready\n')
+  const year = String(new Date().getFullYear())
+  assert.equal((await home.sup(['logs', 'signal-logger', '--nostream', '--raw', '--timestamp', 'YYYY'])).stdout, `${year} ready\n`)
+  const stamped = await home.sup(['logs', 'signal-logger', '--nostream', '--timestamp'])
+  assert.match(stamped.stdout, /^\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d signal-logger\[0\] out \| ready\n$/)
+})
