@@ -106,6 +106,37 @@ export async function listDescendants (rootPid, processes) {
   return found
 }
 
+/** The variable each worker carries, and every process it starts inherits (daemon/worker.js). */
+export const TOKEN_VAR = 'SUP_WORKER_TOKEN'
+
+/** Our own start time in ticks since boot: processes started before the daemon are never a worker's. */
+let ownStart = /** @type {Promise<number> | null} */ (null)
+
+/**
+ * The processes that carry `token` in their environment: a worker's descendants even after
+ * they left its tree (a daemonised grandchild, re-parented to init, in a session of its own).
+ * Like systemd's control group, minus the kernel's help: a process that cleared its
+ * environment is not found. Linux only (elsewhere: none).
+ * @param {string} token
+ * @returns {Promise<ProcInfo[]>}
+ */
+export async function listMarked (token) {
+  if (process.platform !== 'linux') return []
+  ownStart ??= readProcess(process.pid).then((self) => Number(self?.startTime ?? 0))
+  const since = await ownStart
+  const needle = `\0${TOKEN_VAR}=${token}\0`
+  const candidates = (await listProcesses()).filter((p) => Number(p.startTime) >= since && p.pid !== process.pid)
+  const found = await Promise.all(candidates.map(async (proc) => {
+    try {
+      const env = await readFile(`/proc/${proc.pid}/environ`, 'latin1')
+      return `\0${env}`.includes(needle) ? proc : null
+    } catch {
+      return null // gone, or not ours to read
+    }
+  }))
+  return /** @type {ProcInfo[]} */ (found.filter(Boolean))
+}
+
 /**
  * Signal the processes that are still the ones we recorded (same pid and start time).
  * @param {ProcInfo[]} recorded

@@ -7,7 +7,11 @@ import { STATUS, initialState, isRunning, transition } from './lifecycle.js'
 import { readAgentReport } from './metrics/agent-report.js'
 import { emptyUsage } from './metrics/sampler.js'
 import { REAL_EFFECTS } from './app/effects.js'
+import { TOKEN_VAR } from './process-tree.js'
 import { buildWorkerEnv, usesAgent } from './spawn-worker.js'
+
+/** Processes started by this daemon, for the tokens. */
+let spawnCount = 0
 
 /**
  * @typedef {object} AppRuntime what a worker needs of its app
@@ -44,6 +48,8 @@ export class Worker extends EventEmitter {
     /** Descendants recorded when a stop began, killed if they outlive the worker. */
     /** @type {import('./process-tree.js').ProcInfo[]} */
     this.tree = []
+    /** @type {string | null} the SUP_WORKER_TOKEN of the process last started */
+    this.token = null
     /** Filled by the metrics sampler (daemon/metrics/sampler.js); `ls` only ever reads it. */
     this.usage = emptyUsage()
     /** The agent's latest report (node workers). @type {import('./metrics/sampler.js').AgentSnapshot | null} */
@@ -89,7 +95,7 @@ export class Worker extends EventEmitter {
       // The async ones report their own failures; the lifecycle moves on through events.
       case 'graceful-stop': this.stopGracefully(this.proc); break
       case 'kill-tree': this.killTree(this.proc); break
-      case 'reap-orphans': this.reapOrphans(this.proc); break
+      case 'reap-orphans': this.reapOrphans(this.proc, this.token); break
       case 'drain': this.tellAgent('drain', { idleMs: effect.idleMs }); break
       case 'remove':
         this.removed = true
@@ -103,7 +109,9 @@ export class Worker extends EventEmitter {
 
   spawn () {
     const { config, shellEnv, logs } = this.app
-    const env = buildWorkerEnv(config, shellEnv, this.instance)
+    // Unique per process started: what it leaves behind is found by it (reapOrphans).
+    this.token = `${process.pid}.${this.id}.${++spawnCount}`
+    const env = { ...buildWorkerEnv(config, shellEnv, this.instance), [TOKEN_VAR]: this.token }
     const proc = this.effects.spawn(config, usesAgent(config) ? { ...env, ...this.agentEnv } : env, this.app.sockets?.handOver() ?? null)
     this.proc = proc
     this.usage = emptyUsage()
@@ -164,12 +172,16 @@ export class Worker extends EventEmitter {
    * Whatever the worker left behind dies with it: its process group (fork mode) and the
    * descendants recorded when the stop began.
    * @param {import('./spawn-worker.js').SpawnedWorker | null} proc
+   * @param {string | null} token the token that process was started with
    */
-  async reapOrphans (proc) {
+  async reapOrphans (proc, token) {
     if (proc?.ownGroup && proc.pid) this.effects.tree.signal(-proc.pid, 'SIGKILL')
     const tree = this.tree
     this.tree = []
-    const killed = await this.effects.tree.signalRecorded(tree, 'SIGKILL')
+    // And what left the tree: a daemonised grandchild (setsid, re-parented to init), or the
+    // children of a cluster worker that crashed, found by the token in their environment.
+    const marked = token ? await this.effects.tree.marked(token).catch(() => []) : []
+    const killed = await this.effects.tree.signalRecorded([...tree, ...marked], 'SIGKILL')
     if (killed > 0) this.logger.info({ killed }, 'killed processes the worker left behind')
   }
 

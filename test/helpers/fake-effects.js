@@ -161,7 +161,8 @@ export function fakeEffects ({ balance = 'rr', onSpawn = () => {}, onSignal, onM
         }
         return true
       },
-      signalRecorded: async () => 0
+      signalRecorded: async () => 0,
+      marked: async () => []
     }
   }
   return effects
