@@ -112,7 +112,7 @@ export class Worker extends EventEmitter {
     // Unique per process started: what it leaves behind is found by it (reapOrphans).
     this.token = `${process.pid}.${this.id}.${++spawnCount}`
     const env = { ...buildWorkerEnv(config, shellEnv, this.instance), [TOKEN_VAR]: this.token }
-    const proc = this.effects.spawn(config, usesAgent(config) ? { ...env, ...this.agentEnv } : env, this.app.sockets?.handOver() ?? null)
+    const proc = this.trySpawn(config, usesAgent(config) ? { ...env, ...this.agentEnv } : env)
     this.proc = proc
     this.usage = emptyUsage()
     this.agent = null
@@ -132,6 +132,24 @@ export class Worker extends EventEmitter {
     if (proc.pid !== undefined) {
       this.logger.info({ workerPid: proc.pid }, 'spawned')
       this.dispatch({ type: 'spawned', pid: proc.pid })
+    }
+  }
+
+  /**
+   * Start the process; a spawn() that throws (a value the kernel cannot take) is a failed
+   * start, exit code 127 as for a missing file, never an exception through the daemon.
+   * @param {import('../ipc/app-config.js').AppConfig} config
+   * @param {Record<string, string>} env
+   * @returns {import('./spawn-worker.js').SpawnedWorker}
+   */
+  trySpawn (config, env) {
+    try {
+      return this.effects.spawn(config, env, this.app.sockets?.handOver() ?? null)
+    } catch (err) {
+      this.logger.error({ err }, 'could not start the process')
+      const events = new EventEmitter()
+      queueMicrotask(() => events.emit('exit', 127, null))
+      return { pid: undefined, ownGroup: false, stdout: null, stderr: null, send: () => {}, events }
     }
   }
 

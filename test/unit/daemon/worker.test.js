@@ -248,6 +248,20 @@ describe('restart after a crash', () => {
     assert.deepEqual(signalled.at(-1)?.map((p) => p.pid), [9999])
   })
 
+  test('a spawn that throws counts as a failed start (127), not an exception out of the worker', async () => {
+    const { effects, worker } = setup({ exec_mode: 'fork', restart_delay: 500, max_restarts: 1 })
+    let calls = 0
+    effects.spawn = () => {
+      calls++
+      throw new TypeError('The argument must be a string without null bytes')
+    }
+    assert.doesNotThrow(() => worker.dispatch({ type: 'start' }))
+    await effects.clock.advance(2000)
+    assert.ok(calls >= 2, `retried: ${calls} spawn calls`)
+    assert.equal(worker.state.lastExit?.code, 127)
+    assert.notEqual(worker.state.status, 'online')
+  })
+
   test('an exit of a process already replaced is ignored', async () => {
     const { effects, worker } = setup({ exec_mode: 'fork', min_uptime: 100 })
     worker.dispatch({ type: 'start' })
