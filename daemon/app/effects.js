@@ -20,17 +20,27 @@ import { spawnWorker } from '../spawn-worker.js'
  * @typedef {object} Effects
  * @property {(config: import('../../ipc/app-config.js').AppConfig, env: Record<string, string>, sockets?: import('../sockets/held-sockets.js').HandOver | null) => import('../spawn-worker.js').SpawnedWorker} spawn
  * @property {Timers} timers
- * @property {() => number} now ms since the epoch
+ * @property {() => number} now ms since the epoch, on a clock that never jumps (durations: uptime,
+ *   min_uptime, backoff, timeouts)
  * @property {() => import('../../ipc/balance.js').Balance} balance how cluster workers get
  *   their connections: 'rr', the primary hands each one out (and a gated worker is skipped)
  * @property {ProcessTree} tree
  */
 
+/**
+ * The wall clock at the daemon's start plus the monotonic time since: reads like Date.now(),
+ * but a clock set back or forward an hour (NTP, a VM resumed, an admin) does not make every
+ * uptime negative or a crash loop look stable. Wall-clock times (log lines, cron) use Date.now().
+ */
+export function monotonicNow () {
+  return Math.floor(performance.timeOrigin + performance.now())
+}
+
 /** @type {Effects} */
 export const REAL_EFFECTS = Object.freeze({
   spawn: spawnWorker,
   timers: Object.freeze({ setTimeout: (/** @type {() => void} */ fn, /** @type {number} */ ms) => setTimeout(fn, ms), clearTimeout: (/** @type {any} */ timer) => clearTimeout(timer) }),
-  now: () => Date.now(),
+  now: monotonicNow,
   // Read when needed: the daemon sets the policy at start-up (setBalance), before any fork.
   balance: () => cluster.schedulingPolicy === cluster.SCHED_RR ? 'rr' : 'os',
   tree: Object.freeze({ list: (/** @type {number} */ pid) => listDescendants(pid), signal: sendSignal, signalRecorded, marked: listMarked })
