@@ -24,6 +24,9 @@ const { daemonLog } = resolvePaths(process.env)
 // Started by the CLI, stdout is daemon.log: log to it by path instead, so the log can be
 // reopened if SUP_HOME is deleted under the daemon (daemon/home-guard.js). By hand, stdout.
 const destination = isFile(1, daemonLog) ? pino.destination({ dest: daemonLog, append: true, sync: true, mode: 0o600 }) : undefined
+// A line that cannot be written (disk full) is lost, never an exception: the daemon must not
+// die of its own log. SonicBoom retries with the next line.
+destination?.on('error', () => {})
 const logger = pino({ base: { pid: process.pid } }, destination)
 /** @type {import('./daemon.js').Daemon | null} */
 let daemon = null
