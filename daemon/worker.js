@@ -48,6 +48,8 @@ export class Worker extends EventEmitter {
     /** Descendants recorded when a stop began, killed if they outlive the worker. */
     /** @type {import('./process-tree.js').ProcInfo[]} */
     this.tree = []
+    /** @type {Set<Promise<void>>} reaps under way (reapOrphans) */
+    this.reaping = new Set()
     /** @type {string | null} the SUP_WORKER_TOKEN of the process last started */
     this.token = null
     /** Filled by the metrics sampler (daemon/metrics/sampler.js); `ls` only ever reads it. */
@@ -192,15 +194,26 @@ export class Worker extends EventEmitter {
    * @param {import('./spawn-worker.js').SpawnedWorker | null} proc
    * @param {string | null} token the token that process was started with
    */
-  async reapOrphans (proc, token) {
-    if (proc?.ownGroup && proc.pid) this.effects.tree.signal(-proc.pid, 'SIGKILL')
-    const tree = this.tree
-    this.tree = []
-    // And what left the tree: a daemonised grandchild (setsid, re-parented to init), or the
-    // children of a cluster worker that crashed, found by the token in their environment.
-    const marked = token ? await this.effects.tree.marked(token).catch(() => []) : []
-    const killed = await this.effects.tree.signalRecorded([...tree, ...marked], 'SIGKILL')
-    if (killed > 0) this.logger.info({ killed }, 'killed processes the worker left behind')
+  reapOrphans (proc, token) {
+    const reap = async () => {
+      if (proc?.ownGroup && proc.pid) this.effects.tree.signal(-proc.pid, 'SIGKILL')
+      const tree = this.tree
+      this.tree = []
+      let killed = await this.effects.tree.signalRecorded(tree, 'SIGKILL')
+      // And what left the tree: a daemonised grandchild (setsid, re-parented to init), or the
+      // children of a cluster worker that crashed, found by the token in their environment.
+      const marked = token ? await this.effects.tree.marked(token).catch(() => []) : []
+      killed += await this.effects.tree.signalRecorded(marked, 'SIGKILL')
+      if (killed > 0) this.logger.info({ killed }, 'killed processes the worker left behind')
+    }
+    const reaping = reap().catch((err) => this.logger.warn({ err }, 'could not reap what the worker left behind'))
+    this.reaping.add(reaping)
+    reaping.finally(() => this.reaping.delete(reaping))
+  }
+
+  /** Resolves once every reap begun so far is done (the daemon waits for it before exiting). */
+  async reaped () {
+    await Promise.all([...this.reaping])
   }
 
   /**
