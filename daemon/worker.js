@@ -50,6 +50,8 @@ export class Worker extends EventEmitter {
     this.tree = []
     /** @type {Set<Promise<void>>} reaps under way (reapOrphans) */
     this.reaping = new Set()
+    /** @type {Promise<string | null>} that process's start time (ticks since boot), when known */
+    this.startTime = Promise.resolve(null)
     /** @type {string | null} the SUP_WORKER_TOKEN of the process last started */
     this.token = null
     /** Filled by the metrics sampler (daemon/metrics/sampler.js); `ls` only ever reads it. */
@@ -103,7 +105,7 @@ export class Worker extends EventEmitter {
       // The async ones report their own failures; the lifecycle moves on through events.
       case 'graceful-stop': this.stopGracefully(this.proc); break
       case 'kill-tree': this.killTree(this.proc); break
-      case 'reap-orphans': this.reapOrphans(this.proc, this.token); break
+      case 'reap-orphans': this.reapOrphans(this.proc, this.token, this.startTime); break
       case 'drain': this.tellAgent('drain', { idleMs: effect.idleMs }); break
       case 'remove':
         this.removed = true
@@ -138,6 +140,9 @@ export class Worker extends EventEmitter {
       if (report) this.agent = { ...report, at: this.now() }
     })
     if (proc.pid !== undefined) {
+      // Its start time bounds the sweep for what it leaves behind (reapOrphans).
+      const pid = proc.pid
+      this.startTime = this.effects.tree.read(pid).then((p) => p?.startTime ?? null, () => null)
       this.logger.info({ workerPid: proc.pid }, 'spawned')
       this.dispatch({ type: 'spawned', pid: proc.pid })
     }
@@ -199,8 +204,9 @@ export class Worker extends EventEmitter {
    * descendants recorded when the stop began.
    * @param {import('./spawn-worker.js').SpawnedWorker | null} proc
    * @param {string | null} token the token that process was started with
+   * @param {Promise<string | null>} startTime that process's start time
    */
-  reapOrphans (proc, token) {
+  reapOrphans (proc, token, startTime) {
     const reap = async () => {
       if (proc?.ownGroup && proc.pid) this.effects.tree.signal(-proc.pid, 'SIGKILL')
       const tree = this.tree
@@ -208,7 +214,7 @@ export class Worker extends EventEmitter {
       let killed = await this.effects.tree.signalRecorded(tree, 'SIGKILL')
       // And what left the tree: a daemonised grandchild (setsid, re-parented to init), or the
       // children of a cluster worker that crashed, found by the token in their environment.
-      const marked = token ? await this.effects.tree.marked(token).catch(() => []) : []
+      const marked = token ? await this.effects.tree.marked(token, await startTime).catch(() => []) : []
       killed += await this.effects.tree.signalRecorded(marked, 'SIGKILL')
       if (killed > 0) this.logger.info({ killed }, 'killed processes the worker left behind')
     }

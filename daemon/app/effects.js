@@ -3,7 +3,7 @@
 // the process tree and the cluster's balancing. Worker, rollout and reload take it passed in,
 // so unit tests drive a rollout or the stop ladder with a fake process and a fake clock.
 import cluster from 'node:cluster'
-import { listDescendants, listMarked, sendSignal, signalRecorded } from '../process-tree.js'
+import { listDescendants, listMarked, readProcess, sendSignal, signalRecorded } from '../process-tree.js'
 import { spawnWorker } from '../spawn-worker.js'
 import { checkFor } from '../probes/checks.js'
 
@@ -15,8 +15,10 @@ import { checkFor } from '../probes/checks.js'
  * @property {(pid: number, signal: NodeJS.Signals) => boolean} signal one pid (negative: its group)
  * @property {(recorded: import('../process-tree.js').ProcInfo[], signal: NodeJS.Signals) => Promise<number>} signalRecorded
  *   the recorded processes that are still the same ones; resolves to how many were signalled
- * @property {(token: string) => Promise<import('../process-tree.js').ProcInfo[]>} marked
- *   the processes that carry a worker's token in their environment, wherever they are now
+ * @property {(token: string, since: string | null) => Promise<import('../process-tree.js').ProcInfo[]>} marked
+ *   the processes that carry a worker's token in their environment, wherever they are now,
+ *   started since `since` (the worker's own start time)
+ * @property {(pid: number) => Promise<import('../process-tree.js').ProcInfo | null>} read one process
  *
  * @typedef {object} Effects
  * @property {(config: import('../../ipc/app-config.js').AppConfig, env: Record<string, string>, sockets?: import('../sockets/held-sockets.js').HandOver | null) => import('../spawn-worker.js').SpawnedWorker} spawn
@@ -46,5 +48,5 @@ export const REAL_EFFECTS = Object.freeze({
   // Read when needed: the daemon sets the policy at start-up (setBalance), before any fork.
   balance: () => cluster.schedulingPolicy === cluster.SCHED_RR ? 'rr' : 'os',
   check: checkFor,
-  tree: Object.freeze({ list: (/** @type {number} */ pid) => listDescendants(pid), signal: sendSignal, signalRecorded, marked: listMarked })
+  tree: Object.freeze({ list: (/** @type {number} */ pid) => listDescendants(pid), signal: sendSignal, signalRecorded, marked: listMarked, read: readProcess })
 })

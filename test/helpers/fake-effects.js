@@ -164,7 +164,8 @@ export function fakeEffects ({ balance = 'rr', onSpawn = () => {}, onSignal, onM
         return true
       },
       signalRecorded: async () => 0,
-      marked: async () => []
+      marked: async () => [],
+      read: async () => null
     }
   }
   return effects
