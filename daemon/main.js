@@ -2,15 +2,10 @@
 // The detached daemon's entry point. Started by the CLI (own session, stdout/stderr to
 // daemon.log, an IPC channel for its first word: ipc/daemon-handshake.js), or in the
 // foreground by hand.
-import { createRequire } from 'node:module'
 import { failedWord, readyWord } from '../ipc/daemon-handshake.js'
 import { toSupError } from '../ipc/errors.js'
 import { openDaemon, survivePanics } from './daemon.js'
-
-// CommonJS dependencies are require()d: an ESM import of them starts Node's CJS export
-// lexer first, a cost every daemon start paid for nothing (docs/benchmarks.md, cold start).
-/** @type {typeof import('pino').default} */
-const pino = createRequire(import.meta.url)('pino')
+import { createLogger } from './logger.js'
 
 /** @param {object} message */
 const notify = (message) => {
@@ -18,7 +13,7 @@ const notify = (message) => {
   process.send(message, undefined, {}, () => process.disconnect?.())
 }
 
-const logger = pino({ base: { pid: process.pid } })
+const logger = createLogger({ base: { pid: process.pid } })
 /** @type {import('./daemon.js').Daemon | null} */
 let daemon = null
 const stop = async (/** @type {string} */ reason) => {
