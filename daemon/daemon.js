@@ -7,6 +7,7 @@ import { balanceFromEnv } from '../ipc/balance.js'
 import { resolvePaths } from '../ipc/paths.js'
 import { acquireLock } from './lock.js'
 import { readLogDefaults } from './logs/defaults.js'
+import { setLinesWanted } from './logs/sink.js'
 import { MetricsEndpoint } from './metrics/endpoint.js'
 import { guardMemory } from './metrics/memory-guard.js'
 import { agentIntervalFor, metricsEvent, Sampler } from './metrics/sampler.js'
@@ -89,6 +90,8 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill }) {
   }
   supervisor.on('app.state', (row) => server.publish('app.state', row))
   supervisor.on('log', (entry) => server.publish('log', entry))
+  // Log lines are cut and decoded one by one only while someone follows them.
+  setLinesWanted(() => server.wants('log'))
   supervisor.on('reload.progress', (progress) => server.publish('reload.progress', progress))
   sampler.on('sample', (worker) => server.publish('metrics', metricsEvent(worker)))
   guardMemory({ sampler, logger, replace: (worker) => supervisor.replaceWorker(worker) })
