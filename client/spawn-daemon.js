@@ -10,7 +10,7 @@ import { readHandshake } from '../ipc/daemon-handshake.js'
 import { SupError } from '../ipc/errors.js'
 import { resolvePaths } from '../ipc/paths.js'
 
-const DAEMON_MAIN = fileURLToPath(new URL('../daemon/main.js', import.meta.url))
+const DAEMON_MAIN = fileURLToPath(new URL('../daemon/main.cjs', import.meta.url))
 /** How long a daemon may take to report ready before we give up on it. */
 export const START_TIMEOUT = 10_000
 

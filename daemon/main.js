@@ -22,9 +22,15 @@ const stop = async (/** @type {string} */ reason) => {
   process.exit(0)
 }
 
-try {
-  daemon = await openDaemon({ env: process.env, argv: process.argv.slice(2), logger, persist: true, onKill: stop })
-} catch (err) {
+// No top-level await, so that main.cjs can require() this module.
+openDaemon({ env: process.env, argv: process.argv.slice(2), logger, persist: true, onKill: stop }).then((opened) => {
+  daemon = opened
+  process.on('SIGTERM', () => stop('SIGTERM'))
+  process.on('SIGINT', () => stop('SIGINT'))
+  process.on('SIGHUP', () => logger.info('SIGHUP ignored'))
+  survivePanics(logger)
+  notify(readyWord(process.pid))
+}, (err) => {
   const supErr = toSupError(err)
   notify(failedWord(supErr))
   if (supErr.code === 'SUP_ERR_DAEMON_ALREADY_RUNNING') logger.warn({ code: supErr.code }, supErr.message)
@@ -32,12 +38,4 @@ try {
     logger.error({ err }, 'cannot start the daemon')
     process.exitCode = 1
   }
-}
-
-if (daemon) {
-  process.on('SIGTERM', () => stop('SIGTERM'))
-  process.on('SIGINT', () => stop('SIGINT'))
-  process.on('SIGHUP', () => logger.info('SIGHUP ignored'))
-  survivePanics(logger)
-  notify(readyWord(process.pid))
-}
+})
