@@ -7,11 +7,10 @@
 // gets 426 (an HTTP request) or 400 (garbage); a frame or message over `maxPayload` closes
 // the connection with 1009 before its payload is read; invalid UTF-8 in a text message, 1007.
 import { isUtf8 } from 'node:buffer'
-import { createHash } from 'node:crypto'
 import { EventEmitter } from 'node:events'
 import { createServer } from 'node:net'
-
-const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11'
+// The handshake's SHA-1 as the CLI computes it: node:crypto is not loaded for one hash (RSS).
+import { acceptFor } from '../ipc/ws-client.js'
 /** Longest request head (request line and headers) read before refusing it. */
 const MAX_HEAD = 16 * 1024
 /** How long a close handshake this side started may take before the socket is destroyed. */
@@ -106,7 +105,7 @@ export class WebSocketServer extends EventEmitter {
       if (typeof key !== 'string') return refuse(key.status)
       done()
       socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
-        `Sec-WebSocket-Accept: ${createHash('sha1').update(key + GUID).digest('base64')}\r\n\r\n`)
+        `Sec-WebSocket-Accept: ${acceptFor(key)}\r\n\r\n`)
       const ws = new ServerWebSocket(socket, this.maxPayload)
       this.clients.add(ws)
       ws.once('close', () => this.clients.delete(ws))
