@@ -42,6 +42,10 @@ export async function run (target, args, { paths, io, opts }) {
     // an app with autostart: false is meant to be stopped
     const held = new Set(configs.filter((c) => !c.autostart).map((c) => c.name))
     const failed = rows.filter((r) => r.status === 'errored' || (r.status === 'stopped' && !held.has(r.name)))
+    // Apps left unstarted because what they depend on was not ready: they never ran.
+    const blocked = configs.filter((c) => c.depends_on?.length > 0 && rows.some((r) => r.name === c.name) &&
+      rows.filter((r) => r.name === c.name).every((r) => r.status === 'stopped' && r.last_exit === null))
+    for (const c of blocked) io.err(`sup: ${c.name} was not started: what it depends on (${c.depends_on.join(', ')}) was not ready in time (sup restart ${c.name} starts it)`)
     if (failed.length > 0) {
       const names = [...new Set(failed.map((r) => r.name))]
       io.err(`sup: ${failed.length} worker(s) of ${names.join(', ')} did not come online (sup logs ${names[0]} --nostream shows why)`)
