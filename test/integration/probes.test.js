@@ -53,6 +53,7 @@ for (const mode of /** @type {const} */ (['fork', 'cluster'])) {
     assert.equal(row.restarts, 1)
     assert.match(row.last_restart?.reason ?? '', /^liveness probe failed: (timed out after 800 ms|GET \/healthz: .*)$/)
     assert.ok(took <= bound, `restarted ${took} ms after it hung`)
+    t.diagnostic(`${mode}: the hung worker was online again ${took} ms after it hung (period × failure_threshold = ${LIVENESS.period * LIVENESS.failure_threshold} ms, bound ${bound} ms)`)
     // The others were left alone, and the app serves again.
     assert.ok(rows.filter((r) => r !== row).every((r) => r.liveness_restarts === 0 && before.some((b) => b.pid === r.pid)))
     await waitForHttp(port)
@@ -99,6 +100,7 @@ test('cluster mode: a worker whose readiness probe does not pass yet never recei
   assert.equal(seen.keepAlive.failed, 0, `keep-alive client: ${describeLoad(seen.keepAlive)}`)
   assert.equal(seen.fresh.failed, 0, `fresh-connection client: ${describeLoad(seen.fresh)}`)
   const unready = seen.bodies.filter((b) => b.ready !== true)
+  t.diagnostic(`${seen.bodies.length} answers during scale 1 → 2 and a reload, ${unready.length} from a worker that was not ready; ${seen.keepAlive.failed + seen.fresh.failed} failed`)
   assert.equal(unready.length, 0, `${unready.length} of ${seen.bodies.length} requests reached a worker that was not ready (pids ${[...new Set(unready.map((b) => b.pid))].join(', ')})`)
   // The new workers did serve, once ready.
   const last = seen.value
