@@ -5,7 +5,7 @@
 // daemon's RSS and a tenth of its start-up for a log of a few lines a minute
 // (docs/benchmarks.md). The part of pino's API the daemon uses: info/warn/error/debug with
 // (fields, message) or (message), child(bindings), level.
-import { writeSync } from 'node:fs'
+import { closeSync, openSync, writeSync } from 'node:fs'
 
 export const LEVELS = /** @type {const} */ ({ trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 })
 
@@ -22,6 +22,37 @@ export function createLogger ({ fd = 1, level = 'info', base = {}, write } = {})
     try { writeSync(fd, line) } catch {}
   })
   return /** @type {any} */ (new Logger(out, level === 'silent' ? Infinity : LEVELS[level], fieldsOf(base)))
+}
+
+/**
+ * Lines appended to a file by path, synchronously (0600 when created), and reopened at that
+ * path on demand: after SUP_HOME was deleted under the daemon (daemon/home-guard.js).
+ * @param {string} path
+ */
+export function fileDestination (path) {
+  let fd = openLog(path)
+  return {
+    /** @param {string} line */
+    write (line) {
+      if (fd === null) return
+      // A line that cannot be written (disk full) is lost, never an exception.
+      try { writeSync(fd, line) } catch {}
+    },
+    reopen () {
+      const old = fd
+      fd = openLog(path)
+      if (old !== null) try { closeSync(old) } catch {}
+    }
+  }
+}
+
+/** @param {string} path */
+function openLog (path) {
+  try {
+    return openSync(path, 'a', 0o600)
+  } catch {
+    return null
+  }
 }
 
 class Logger {

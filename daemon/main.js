@@ -2,10 +2,12 @@
 // The detached daemon's entry point. Started by the CLI (own session, stdout/stderr to
 // daemon.log, an IPC channel for its first word: ipc/daemon-handshake.js), or in the
 // foreground by hand.
+import { fstatSync, statSync } from 'node:fs'
 import { failedWord, readyWord } from '../ipc/daemon-handshake.js'
 import { toSupError } from '../ipc/errors.js'
+import { resolvePaths } from '../ipc/paths.js'
 import { openDaemon, survivePanics } from './daemon.js'
-import { createLogger } from './logger.js'
+import { createLogger, fileDestination } from './logger.js'
 
 /** @param {object} message */
 const notify = (message) => {
@@ -13,7 +15,11 @@ const notify = (message) => {
   process.send(message, undefined, {}, () => process.disconnect?.())
 }
 
-const logger = createLogger({ base: { pid: process.pid } })
+const { daemonLog } = resolvePaths(process.env)
+// Started by the CLI, stdout is daemon.log: log to it by path instead, so the log can be
+// reopened if SUP_HOME is deleted under the daemon (daemon/home-guard.js). By hand, stdout.
+const destination = isFile(1, daemonLog) ? fileDestination(daemonLog) : null
+const logger = createLogger({ base: { pid: process.pid }, write: destination?.write })
 /** @type {import('./daemon.js').Daemon | null} */
 let daemon = null
 const stop = async (/** @type {string} */ reason) => {
@@ -23,7 +29,7 @@ const stop = async (/** @type {string} */ reason) => {
 }
 
 // No top-level await, so that main.cjs can require() this module.
-openDaemon({ env: process.env, argv: process.argv.slice(2), logger, persist: true, onKill: stop }).then((opened) => {
+openDaemon({ env: process.env, argv: process.argv.slice(2), logger, persist: true, onKill: stop, reopenLog: () => destination?.reopen() }).then((opened) => {
   daemon = opened
   process.on('SIGTERM', () => stop('SIGTERM'))
   process.on('SIGINT', () => stop('SIGINT'))
@@ -39,3 +45,17 @@ openDaemon({ env: process.env, argv: process.argv.slice(2), logger, persist: tru
     process.exitCode = 1
   }
 })
+
+/**
+ * @param {number} fd
+ * @param {string} path
+ */
+function isFile (fd, path) {
+  try {
+    const a = fstatSync(fd)
+    const b = statSync(path)
+    return a.ino === b.ino && a.dev === b.dev
+  } catch {
+    return false
+  }
+}

@@ -1,7 +1,7 @@
 // @ts-check
 // The daemon's socket: ws over a unix socket (design §5). Every request is decoded and
 // validated before a handler sees it; every failure goes back as a coded error.
-import { chmod, unlink } from 'node:fs/promises'
+import { chmod, stat, unlink } from 'node:fs/promises'
 import { SupError, toSupError } from '../ipc/errors.js'
 import { CLOSE_SLOW_CLIENT, CLOSE_SLOW_SUBSCRIBER, CLOSE_TOO_MANY_CONNECTIONS, IPC_LIMITS, decodeRequest, encodeError, encodeEvent, encodeResult } from '../ipc/protocol.js'
 import { HANDLERS } from './handlers.js'
@@ -131,18 +131,25 @@ export async function startServer ({ socketPath, logger, context }) {
     }
   }
 
-  await unlink(socketPath).catch(() => {})
-  // The socket is created 0600, never for a moment open to other users: bind() happens
-  // inside listen(), under this umask (the chmod after it is for umask-less platforms).
-  const umask = process.umask(0o177)
-  let listening
-  try {
-    listening = wss.listen(socketPath)
-  } finally {
-    process.umask(umask)
+  /** Bind the socket at its path; the inode tells later whether the file is still ours. */
+  const bind = async () => {
+    await unlink(socketPath).catch(() => {})
+    // The socket is created 0600, never for a moment open to other users: bind() happens
+    // inside listen(), under this umask (the chmod after it is for umask-less platforms).
+    const umask = process.umask(0o177)
+    let listening
+    try {
+      listening = wss.listen(socketPath)
+    } finally {
+      process.umask(umask)
+    }
+    await listening
+    await chmod(socketPath, 0o600)
+    socketIno = (await stat(socketPath)).ino
   }
-  await listening
-  await chmod(socketPath, 0o600)
+  /** @type {number | null} */
+  let socketIno = null
+  await bind()
 
   return {
     publish,
@@ -153,6 +160,16 @@ export async function startServer ({ socketPath, logger, context }) {
     wants (topic) {
       for (const sub of subscribers.values()) if (sub.topics.has(topic)) return true
       return false
+    },
+    /** The inode of the socket file this daemon listens on. */
+    socketIno: () => socketIno,
+    /**
+     * Listen again at the socket's path, after the file was deleted (daemon/home-guard.js).
+     * Connected clients keep their connections; new ones reach the new file.
+     */
+    async rebind () {
+      wss.stopListening()
+      await bind()
     },
     /** Close every connection and the socket. */
     async close () {

@@ -54,6 +54,11 @@ export class WebSocketServer extends EventEmitter {
     })
   }
 
+  /** Stop taking connections (the listening socket goes at once); connected clients stay. */
+  stopListening () {
+    if (this.server.listening) this.server.close()
+  }
+
   /**
    * Stop listening, close every connection (code 1001 unless told), and wait up to `graceMs`
    * for the clients to finish the close handshake before destroying what is left.
