@@ -72,17 +72,42 @@ export class Supervisor extends EventEmitter {
   addApp (config, shellEnv) {
     // Bound first: an address in use refuses the app before anything of it exists.
     const sockets = config.listen.length > 0 && config.exec_mode === 'fork' ? HeldSockets.bind(config.listen, { app: config.name }) : null
-    const app = new App({ config, shellEnv, sockets, logging: this.logging, logger: this.logger, nextId: () => this.nextId++, effects: this.effects, agentEnv: this.agentEnv })
+    const app = new App({ config, shellEnv, sockets, logging: this.logging, logger: this.logger, nextId: () => this.takeId(), spareId: () => this.spareId(), effects: this.effects, agentEnv: this.agentEnv })
     for (const topic of ['app.state', 'log', 'reload.progress']) app.on(topic, (data) => this.emit(topic, data))
     app.on('trigger', (reason) => { if (this.apps.get(app.name) === app) reloadByTrigger(app, reason) })
     app.on('empty', () => {
       if (this.apps.get(app.name) !== app) return
       this.apps.delete(app.name)
+      // As PM2: once no app is left, ids start from 0 again.
+      if (this.apps.size === 0) this.nextId = 0
       app.close()
       this.logger.info({ app: app.name }, 'app deleted')
     })
     this.apps.set(config.name, app)
     return app
+  }
+
+  /** The ids workers hold now. */
+  usedIds () {
+    return new Set([...this.apps.values()].flatMap((app) => app.workers.map((w) => w.id)))
+  }
+
+  /** The next worker id: ids go up (a deleted app's are not handed out again) until no app is left. */
+  takeId () {
+    const used = this.usedIds()
+    while (used.has(this.nextId)) this.nextId++
+    return this.nextId++
+  }
+
+  /**
+   * An id for a worker that gave its own to its successor, held only while it retires: not
+   * counted as handed out, so a reload does not move the ids later apps get (as in PM2).
+   */
+  spareId () {
+    const used = this.usedIds()
+    let id = this.nextId
+    while (used.has(id)) id++
+    return id
   }
 
   /**

@@ -36,18 +36,21 @@ export class App extends EventEmitter {
    * @param {LogSetup} options.logging
    * @param {import('pino').Logger} options.logger
    * @param {() => number} options.nextId hands out worker ids (they are the registry's)
+   * @param {() => number} [options.spareId] an id nobody holds, for a worker that gives its own
+   *   to its successor in a reload; not counted as handed out (default: nextId)
    * @param {import('./effects.js').Effects} [options.effects]
    * @param {Record<string, string>} [options.agentEnv] extra variables for node workers' agent
    * @param {import('../sockets/held-sockets.js').HeldSockets | null} [options.sockets] the
    *   sockets the daemon holds for the app (fork mode, `listen`): every generation is handed them
    */
-  constructor ({ config, shellEnv, logging, logger, nextId, effects = REAL_EFFECTS, agentEnv = {}, sockets = null }) {
+  constructor ({ config, shellEnv, logging, logger, nextId, spareId = nextId, effects = REAL_EFFECTS, agentEnv = {}, sockets = null }) {
     super()
     this.config = config
     this.shellEnv = shellEnv
     this.sockets = sockets
     this.logger = logger
     this.nextId = nextId
+    this.spareId = spareId
     this.effects = effects
     this.agentEnv = agentEnv
     /** @type {{ from: string, at: number } | undefined} set when the app came back from the dump */
@@ -74,9 +77,10 @@ export class App extends EventEmitter {
    * @param {number} instance
    * @param {import('../worker.js').AppRuntime} [runtime] config and env to run it with, when
    *   not the app's own (the new workers of a reload with changed settings)
+   * @param {number} [id] the id it takes over (a reload's successor); a new one otherwise
    */
-  addWorker (instance, runtime = this) {
-    const worker = new Worker({ id: this.nextId(), instance, app: runtime, logger: this.logger, effects: this.effects, agentEnv: this.agentEnv })
+  addWorker (instance, runtime = this, id = this.nextId()) {
+    const worker = new Worker({ id, instance, app: runtime, logger: this.logger, effects: this.effects, agentEnv: this.agentEnv })
     worker.on('state', (row) => this.emit('app.state', row))
     if (runtime.config.pid_file) trackPidFile(worker, runtime.config.pid_file, this.logger)
     worker.on('remove', () => this.removeWorker(worker))

@@ -178,17 +178,14 @@ export async function scaleApp (app, spec) {
 export async function replaceWorker (app, worker) {
   const release = app.lock('replace')
   const began = app.effects.now()
-  const restarts = worker.state.restarts + 1
   const report = app.reporter('replace')
   try {
     if (!canRoll(app)) {
       await restartWorkers([worker])
       return finish(app, report, { op: 'replace', strategy: 'restart', outcome: 'restarted', reason: null, started: [], retired: [], failed: [] }, began)
     }
+    // The successor takes over the id and the count, plus one (rollWorkers).
     const result = await rollWorkers({ app, old: [worker], instances: [worker.instance], limits: DEFAULT_LIMITS, report })
-    for (const { id } of result.started) {
-      app.workers.find((w) => w.id === id)?.dispatch({ type: 'carry-restarts', restarts })
-    }
     return finish(app, report, { op: 'replace', strategy: 'rolling', outcome: result.outcome === 'done' ? 'reloaded' : 'aborted', ...pick(result) }, began)
   } finally {
     release()

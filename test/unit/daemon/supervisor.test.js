@@ -28,7 +28,7 @@ describe('Supervisor', () => {
     assert.deepEqual([...supervisor.apps.keys()], ['a'])
   })
 
-  test('ids go on across apps and are never reused; targets resolve by name, id and "all"', async (t) => {
+  test('ids go on across apps; a deleted app\'s are not reused while apps remain; targets resolve by name, id and "all"', async (t) => {
     const { effects, supervisor } = setup(t)
     await drive(effects, supervisor.start([appConfig({ name: 'a', instances: 2 }), appConfig({ name: 'b', instances: 1 })], {}))
     assert.deepEqual(supervisor.list().map((r) => [r.name, r.id]), [['a', 0], ['a', 1], ['b', 2]])
@@ -38,6 +38,22 @@ describe('Supervisor', () => {
     await drive(effects, supervisor.delete(['b']))
     await drive(effects, supervisor.start([appConfig({ name: 'b', instances: 1 })], {}))
     assert.deepEqual(supervisor.list().map((r) => r.id), [0, 1, 3])
+  })
+
+  test('as PM2: once every app is deleted, ids start from 0 again', async (t) => {
+    const { effects, supervisor } = setup(t)
+    await drive(effects, supervisor.start([appConfig({ name: 'a', instances: 2 }), appConfig({ name: 'b', instances: 1 })], {}))
+    await drive(effects, supervisor.delete(['all']))
+    await drive(effects, supervisor.start([appConfig({ name: 'c', instances: 2 })], {}))
+    assert.deepEqual(supervisor.list().map((r) => [r.name, r.id]), [['c', 0], ['c', 1]])
+  })
+
+  test('a reload keeps the ids, and does not move the ids later apps get', async (t) => {
+    const { effects, supervisor } = setup(t)
+    await drive(effects, supervisor.start([appConfig({ name: 'a', exec_mode: 'cluster', instances: 2 })], {}))
+    await drive(effects, supervisor.reload({ targets: ['a'] }))
+    await drive(effects, supervisor.start([appConfig({ name: 'b', instances: 1 })], {}))
+    assert.deepEqual(supervisor.list().map((r) => [r.name, r.id, r.restarts]), [['a', 0, 1], ['a', 1, 1], ['b', 2, 0]])
   })
 
   test('the apps\' events come out of the supervisor: app.state, log, reload.progress', async (t) => {
