@@ -4,9 +4,9 @@
 // (daemon/app/app.js) and to reload (daemon/rollout/reload.js).
 import { EventEmitter } from 'node:events'
 import { SupError } from '../ipc/errors.js'
-import { App, restartWorkers, settle } from './app/app.js'
+import { App, resizeWorkers, restartWorkers, settle, updateConfig } from './app/app.js'
 import { REAL_EFFECTS } from './app/effects.js'
-import { isDecided, isStopped } from './lifecycle.js'
+import { isDecided, isRunning, isStopped } from './lifecycle.js'
 import { LOG_DEFAULTS } from './logs/defaults.js'
 import { LogFiles } from './logs/files.js'
 import { tolerateTimeout, until } from './until.js'
@@ -15,7 +15,22 @@ import { matchTarget, resolveTargets } from './resolve-targets.js'
 import { metricsEvent } from './metrics/sampler.js'
 import { HeldSockets } from './sockets/held-sockets.js'
 
-/** @typedef {import('./worker.js').Worker} Worker */
+/**
+ * @typedef {import('./worker.js').Worker} Worker
+ * @typedef {import('../ipc/app-config.js').AppConfig} AppConfig
+ */
+
+/**
+ * The settings of `config` named in `given` (watch brings its paths).
+ * @param {AppConfig} config
+ * @param {string[]} given
+ * @returns {Partial<AppConfig>}
+ */
+function pickGiven (config, given) {
+  const keys = new Set(given)
+  if (keys.has('watch')) keys.add('watch_paths')
+  return Object.fromEntries(Object.entries(config).filter(([key]) => keys.has(key)))
+}
 
 export class Supervisor extends EventEmitter {
   /**
@@ -37,17 +52,31 @@ export class Supervisor extends EventEmitter {
 
   /**
    * Register and start apps; resolves once every new worker is online or has settled otherwise.
-   * @param {import('../ipc/app-config.js').AppConfig[]} configs
+   * An app that exists already is restarted instead, as PM2's start does, when `existing` says
+   * so (a config file: it takes the file's settings and the caller's environment), or when it
+   * runs the same script and none of its workers runs (`sup start app.js` of a stopped app:
+   * it takes the settings named in `given`, the flags the caller gave); otherwise refused.
+   * @param {AppConfig[]} configs
    * @param {Record<string, string>} shellEnv
+   * @param {{ existing?: 'restart', given?: string[] }} [options]
    */
-  async start (configs, shellEnv) {
+  async start (configs, shellEnv, { existing, given } = {}) {
     const names = new Set()
+    /** @type {Array<{ app: App, config: AppConfig }>} */
+    const present = []
+    const fresh = []
     for (const config of configs) {
-      if (this.apps.has(config.name) || names.has(config.name)) throw new SupError('SUP_ERR_APP_ALREADY_EXISTS', { name: config.name })
+      const app = this.apps.get(config.name)
+      if (names.has(config.name)) throw new SupError('SUP_ERR_APP_ALREADY_EXISTS', { name: config.name })
       names.add(config.name)
+      if (!app) fresh.push(config)
+      else if (existing === 'restart') present.push({ app, config })
+      else if (given && app.config.script === config.script && !app.workers.some((w) => isRunning(w.state))) present.push({ app, config: updateConfig(app.config, pickGiven(config, given)) })
+      else throw new SupError('SUP_ERR_APP_ALREADY_EXISTS', { name: config.name })
     }
+    const restarting = present.map(({ app, config }) => this.restartApp(app, config, existing === 'restart' ? shellEnv : app.shellEnv))
     const started = []
-    for (const config of configs) {
+    for (const config of fresh) {
       const app = this.addApp(Object.freeze({ ...config }), shellEnv)
       this.logger.info({ app: config.name, mode: config.exec_mode, instances: config.instances }, 'starting app')
       // autostart: false registers the app stopped, held like one `sup stop` stopped
@@ -59,8 +88,24 @@ export class Supervisor extends EventEmitter {
     }
     // The first attempt decided (up, given up on, or waiting to retry), as PM2's start answers;
     // past the deadline, answer with the rows as they are: the CLI names those not online.
-    await settle(started, isDecided).catch(tolerateTimeout)
-    return started.map((w) => w.row())
+    await Promise.all([settle(started, isDecided).catch(tolerateTimeout), ...restarting])
+    // In the order of the configs, as they were asked for.
+    return configs.flatMap((config) => this.apps.get(config.name)?.workers.map((w) => w.row()) ?? [])
+  }
+
+  /**
+   * Restart every worker of an app with new settings (and environment), resized to the new
+   * number of instances.
+   * @param {App} app
+   * @param {AppConfig} config
+   * @param {Record<string, string>} shellEnv
+   */
+  async restartApp (app, config, shellEnv) {
+    app.swap({ config: Object.freeze({ ...config }), shellEnv })
+    app.announce()
+    this.logger.info({ app: app.name }, 'restarting app with its new settings')
+    const leaving = resizeWorkers(app, config.instances)
+    await Promise.all([restartWorkers(app.workers.filter((w) => !leaving.includes(w))), ...leaving.map((w) => until(w, () => w.removed, undefined, 'remove'))])
   }
 
   /**
@@ -144,6 +189,11 @@ export class Supervisor extends EventEmitter {
   async stop (targets, { cwd } = {}) {
     const workers = this.resolve(targets, { cwd })
     for (const worker of workers) worker.held = true
+    // As PM2: stopping a watched app stops the watching, until a restart from its config file
+    // or with --watch turns it on again (a plain restart leaves it off).
+    for (const app of new Set(workers.map((w) => this.appOf(w)))) {
+      if (app.config.watch && app.workers.every((w) => w.held)) app.swap({ config: Object.freeze({ ...app.config, watch: false }) })
+    }
     for (const worker of workers) worker.dispatch({ type: 'stop' })
     await settle(workers, isStopped).catch(tolerateTimeout)
     return workers.map((w) => w.row())
@@ -151,13 +201,18 @@ export class Supervisor extends EventEmitter {
 
   /**
    * @param {string[]} targets
-   * @param {{ shellEnv?: Record<string, string>, cwd?: string }} [options] shellEnv: start with this
-   *   environment instead of the one captured at start (--update-env)
+   * @param {{ shellEnv?: Record<string, string>, cwd?: string, update?: Partial<AppConfig>, toggleWatch?: boolean }} [options]
+   *   shellEnv: start with this environment instead of the one captured at start (--update-env);
+   *   update: settings the caller changes (--node-args); toggleWatch: PM2's `restart --watch`
+   *   turns watching on when off, off when on
    */
-  async restart (targets, { shellEnv, cwd } = {}) {
+  async restart (targets, { shellEnv, cwd, update, toggleWatch } = {}) {
     const workers = this.resolve(targets, { cwd })
-    if (shellEnv) {
-      for (const worker of workers) this.appOf(worker).swap({ shellEnv }, [worker])
+    for (const app of new Set(workers.map((w) => this.appOf(w)))) {
+      let config = update ? updateConfig(app.config, update) : app.config
+      if (toggleWatch) config = Object.freeze({ ...config, watch: !app.config.watch })
+      app.swap({ config, shellEnv }, workers.filter((w) => w.app.config.name === app.name))
+      if (config !== app.config) app.announce()
     }
     return restartWorkers(workers)
   }

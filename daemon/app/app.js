@@ -9,6 +9,7 @@ import { STATUS, isRunning, isSettled } from '../lifecycle.js'
 import { tolerateTimeout, until, withDeadline } from '../until.js'
 import { LogSink } from '../logs/sink.js'
 import { trackPidFile } from '../pid-file.js'
+import { freeInstances } from '../rollout/plan.js'
 import { AppTriggers } from '../triggers/app-triggers.js'
 import { Worker } from '../worker.js'
 import { REAL_EFFECTS } from './effects.js'
@@ -65,12 +66,17 @@ export class App extends EventEmitter {
     this.logs.on('line', (entry) => this.emit('log', entry))
     // A log file that fails (or works again) changes the rows: `sup ls` and monit should know.
     this.logs.on('status', () => this.announce())
-    this.triggers = new AppTriggers({ config, logFiles: this.logs.paths(), restart: (reason) => this.emit('trigger', reason), logger })
+    this.triggers = this.createTriggers(config)
     for (let instance = 0; instance < config.instances; instance++) this.addWorker(instance)
   }
 
   get name () {
     return this.config.name
+  }
+
+  /** @param {AppConfig} config */
+  createTriggers (config) {
+    return new AppTriggers({ config, logFiles: this.logs.paths(), restart: (reason) => this.emit('trigger', reason), logger: this.logger })
   }
 
   /**
@@ -108,9 +114,18 @@ export class App extends EventEmitter {
    * @param {Worker[]} [workers]
    */
   swap ({ config = this.config, shellEnv = this.shellEnv }, workers = this.workers) {
+    const before = this.config
     this.config = config
     this.shellEnv = shellEnv
     for (const worker of workers) worker.app = this
+    if (config === before) return
+    this.logs.reconfigure(config)
+    // cron_restart and watch follow the new settings: `sup stop` turns watch off, a restart
+    // from the config file turns it back on (PM2).
+    if (TRIGGER_KEYS.some((key) => JSON.stringify(config[key]) !== JSON.stringify(before[key]))) {
+      this.triggers.stop().catch(() => {})
+      this.triggers = this.createTriggers(config)
+    }
   }
 
   /**
@@ -170,6 +185,25 @@ export function lockApps (apps, op) {
   }
 }
 
+/**
+ * Settings `sup start <existing app> [flags]` and `sup restart --node-args` may change; the
+ * others (name, script, instances, mode, sockets) make another app, or a scale.
+ */
+const UNCHANGEABLE = new Set(['name', 'namespace', 'script', 'exec_mode', 'instances', 'listen', 'source'])
+
+/**
+ * @param {AppConfig} config
+ * @param {Partial<AppConfig>} update
+ * @returns {AppConfig}
+ */
+export function updateConfig (config, update) {
+  const allowed = Object.entries(update).filter(([key]) => !UNCHANGEABLE.has(key) && key in config)
+  return allowed.length === 0 ? config : Object.freeze({ ...config, ...Object.fromEntries(allowed) })
+}
+
+/** @type {ReadonlyArray<keyof AppConfig>} the settings AppTriggers is built from */
+const TRIGGER_KEYS = ['cron_restart', 'watch', 'watch_paths', 'ignore_watch', 'watch_delay', 'cwd']
+
 /** Extra time an operation waits beyond the app's own timeouts before answering anyway. */
 const SETTLE_GRACE = 2000
 
@@ -186,6 +220,24 @@ export async function settle (workers, predicate) {
   await withDeadline(longest + SETTLE_GRACE, workers[0].effects.timers, `${workers.length} worker(s) to settle`, async (signal) => {
     await Promise.all(workers.map((w) => until(w, () => predicate(w.state), signal)))
   })
+}
+
+/**
+ * Bring an app to `count` workers at once (a restart with a new size, not a rolling scale):
+ * new workers, stopped, on the lowest free instances; or the highest instances stopped and removed.
+ * @param {App} app
+ * @param {number} count
+ * @returns {Worker[]} the workers on their way out
+ */
+export function resizeWorkers (app, count) {
+  const extra = app.workers.length - count
+  if (extra > 0) {
+    const leaving = [...app.workers].sort((a, b) => b.instance - a.instance || b.id - a.id).slice(0, extra)
+    for (const worker of leaving) worker.dispatch({ type: 'stop', then: 'remove' })
+    return leaving
+  }
+  for (const instance of freeInstances(app.workers.map((w) => w.instance), -extra)) app.addWorker(instance)
+  return []
 }
 
 /**
