@@ -208,13 +208,40 @@ export class Supervisor extends EventEmitter {
    */
   async restart (targets, { shellEnv, cwd, update, toggleWatch } = {}) {
     const workers = this.resolve(targets, { cwd })
+    if (update?.name) this.rename(workers, update.name)
     for (const app of new Set(workers.map((w) => this.appOf(w)))) {
       let config = update ? updateConfig(app.config, update) : app.config
       if (toggleWatch) config = Object.freeze({ ...config, watch: !app.config.watch })
+      const changed = config !== app.config
       app.swap({ config, shellEnv }, workers.filter((w) => w.app.config.name === app.name))
-      if (config !== app.config) app.announce()
+      if (changed) app.announce()
     }
     return restartWorkers(workers)
+  }
+
+  /**
+   * PM2's `restart <app> --name <new>`: the app of these workers takes the new name (its log
+   * files follow from its next start); refused when they belong to several apps or the name
+   * is taken.
+   * @param {Worker[]} workers
+   * @param {string} name
+   * @returns {string} the old name
+   */
+  rename (workers, name) {
+    const apps = [...new Set(workers.map((w) => this.appOf(w)))]
+    if (apps.length !== 1) throw new SupError('SUP_ERR_APP_RENAME_MANY', { count: apps.length, name })
+    const [app] = apps
+    const old = app.name
+    if (old === name) return old
+    if (this.apps.has(name)) throw new SupError('SUP_ERR_APP_ALREADY_EXISTS', { name })
+    this.logger.info({ app: app.name, to: name }, 'renaming app')
+    app.swap({ config: Object.freeze({ ...app.config, name }) })
+    // In place: `sup ls` lists apps in the order they were started.
+    const entries = [...this.apps].map(([key, value]) => /** @type {[string, App]} */ ([key === old ? name : key, value]))
+    this.apps.clear()
+    for (const [key, value] of entries) this.apps.set(key, value)
+    app.announce()
+    return old
   }
 
   /**
@@ -283,7 +310,10 @@ export class Supervisor extends EventEmitter {
    * @param {Parameters<typeof reloadApps>[1]} params
    */
   reload (params) {
-    return reloadApps(this, params)
+    const name = params.update?.name
+    if (!name) return reloadApps(this, params)
+    const old = this.rename(this.resolve(params.targets, { cwd: params.cwd }), name)
+    return reloadApps(this, { ...params, targets: params.targets.map((t) => t === old ? name : t) })
   }
 
   /**
