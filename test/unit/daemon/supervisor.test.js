@@ -78,13 +78,24 @@ describe('Supervisor', () => {
     assert.deepEqual([a.config.time, a.config.kill_timeout, a.shellEnv], [true, 700, { SHELL: 'first' }], 'only what was given changes; the environment stays')
   })
 
-  test('restart with settings to change: only those, never the name or size', async (t) => {
+  test('restart with settings to change: only those, never the size', async (t) => {
     const { effects, supervisor } = setup(t)
     await drive(effects, supervisor.start([appConfig({ name: 'a', instances: 1 })], {}))
-    await drive(effects, supervisor.restart(['a'], { update: { interpreter_args: ['--x'], name: 'b', instances: 3 } }))
+    await drive(effects, supervisor.restart(['a'], { update: { interpreter_args: ['--x'], instances: 3 } }))
     const a = /** @type {import('../../../daemon/app/app.js').App} */ (supervisor.apps.get('a'))
     assert.deepEqual([a.config.interpreter_args, a.config.name, a.workers.length], [['--x'], 'a', 1])
     assert.deepEqual(effects.spawned[effects.spawned.length - 1].config.interpreter_args, ['--x'])
+  })
+
+  test('restart --name renames one app in place; several apps or a taken name are refused', async (t) => {
+    const { effects, supervisor } = setup(t)
+    await drive(effects, supervisor.start([appConfig({ name: 'a', instances: 1 }), appConfig({ name: 'b', instances: 1 })], {}))
+    await drive(effects, supervisor.restart(['0'], { update: { name: 'c' } }))
+    assert.deepEqual(supervisor.list().map((r) => [r.id, r.name]), [[0, 'c'], [1, 'b']])
+    assert.deepEqual([...supervisor.apps.keys()], ['c', 'b'])
+    await assert.rejects(supervisor.restart(['c'], { update: { name: 'b' } }), { code: 'SUP_ERR_APP_ALREADY_EXISTS' })
+    await assert.rejects(supervisor.restart(['all'], { update: { name: 'd' } }), { code: 'SUP_ERR_APP_RENAME_MANY' })
+    assert.deepEqual([...supervisor.apps.keys()], ['c', 'b'])
   })
 
   test('reload with a config file starts its apps that do not run', async (t) => {
