@@ -48,6 +48,9 @@ export const isStoppingOrStopped = (s) => s.status === STATUS.STOPPING || s.stat
  * @property {boolean} listening
  * @property {boolean} ready the app sent 'ready' (wait_ready) since it was spawned
  * @property {boolean} draining stopping, but first draining its connections (reload, scale down)
+ * @property {boolean} probeReady its readiness probe passes now (docs/probes.md); false without one
+ * @property {number} livenessRestarts restarts because its liveness probe failed
+ * @property {{ reason: string, at: number } | null} lastRestart why sup last restarted it on its own decision (a failed liveness probe)
  * @property {{ code: number | null, signal: string | null, at: number } | null} lastExit
  * @property {number | null} retryAt when a waiting/errored worker will be started again
  * @property {'start' | 'remove' | null} then what follows once it has stopped
@@ -61,7 +64,8 @@ export const isStoppingOrStopped = (s) => s.status === STATUS.STOPPING || s.stat
  *   | { type: 'drained' }
  *   | { type: 'timer', name: TimerName }
  *   | { type: 'reset' }
- *   | { type: 'carry-restarts', restarts: number }} WorkerEvent
+ *   | { type: 'carry-restarts', restarts: number }
+ *   | { type: 'probe', kind: 'readiness' | 'liveness', passing: boolean, reason?: string | null }} WorkerEvent
  *
  * @typedef {'ready' | 'kill' | 'retry' | 'drain'} TimerName
  * @typedef {{ type: 'spawn' }
@@ -75,7 +79,8 @@ export const isStoppingOrStopped = (s) => s.status === STATUS.STOPPING || s.stat
  *   | { type: 'log', level: 'info' | 'warn', message: string }} Effect
  *
  * @typedef {import('./restart-policy.js').PolicyConfig &
- *   Pick<import('../ipc/app-config.js').AppConfig, 'wait_ready' | 'listen_timeout' | 'kill_timeout'>} LifecycleConfig
+ *   Pick<import('../ipc/app-config.js').AppConfig, 'wait_ready' | 'listen_timeout' | 'kill_timeout'> &
+ *   Partial<Pick<import('../ipc/app-config.js').AppConfig, 'readiness'>>} LifecycleConfig
  */
 
 /** @returns {WorkerState} */
@@ -91,6 +96,9 @@ export function initialState () {
     listening: false,
     ready: false,
     draining: false,
+    probeReady: false,
+    livenessRestarts: 0,
+    lastRestart: null,
     lastExit: null,
     retryAt: null,
     then: null
@@ -119,6 +127,8 @@ const HANDLERS = {
 
   spawned (config, state, event, now) {
     if (state.status !== STATUS.STARTING) return undefined
+    // With a readiness probe, only the probe makes the worker online (no timeout says "ready").
+    if (config.readiness) return { state: { ...state, pid: event.pid, startedAt: now, listening: false }, effects: [] }
     // Apps that never listen count as online once they have survived min_uptime;
     // with wait_ready only the app's own 'ready' (or the listen timeout) will do.
     const ms = config.wait_ready ? config.listen_timeout : config.min_uptime
@@ -129,18 +139,36 @@ const HANDLERS = {
   },
 
   listening (config, state) {
-    if (state.status === STATUS.STARTING && !config.wait_ready) return online({ ...state, listening: true })
+    if (state.status === STATUS.STARTING && !config.wait_ready && !config.readiness) return online({ ...state, listening: true })
     return { state: { ...state, listening: true }, effects: [] }
   },
 
   ready (config, state) {
     if (state.status === STATUS.ONLINE) return { state: { ...state, ready: true }, effects: [] }
     if (state.status !== STATUS.STARTING) return undefined
+    if (config.readiness && !state.probeReady) return { state: { ...state, ready: true }, effects: [] }
     return online({ ...state, ready: true })
   },
 
+  probe (config, state, event, now) {
+    if (event.kind === 'readiness') {
+      const next = { ...state, probeReady: event.passing }
+      if (state.status === STATUS.STARTING && state.pid !== null && event.passing && (!config.wait_ready || state.ready)) return online(next)
+      return { state: next, effects: [] }
+    }
+    // Liveness: a worker that is up (or on its way) and stopped answering is restarted, as a
+    // kubelet restarts the container: the stop ladder (a hung process gets SIGKILL after
+    // kill_timeout), then a new process.
+    if (event.passing || (state.status !== STATUS.STARTING && state.status !== STATUS.ONLINE)) return undefined
+    const reason = `liveness probe failed: ${event.reason ?? 'no answer'}`
+    return {
+      state: { ...state, status: STATUS.STOPPING, then: 'start', livenessRestarts: state.livenessRestarts + 1, lastRestart: { reason, at: now } },
+      effects: [{ type: 'log', level: 'warn', message: `${reason}; restarting it` }, { type: 'clear-timer', name: 'ready' }, { type: 'graceful-stop' }, { type: 'set-timer', name: 'kill', ms: config.kill_timeout }]
+    }
+  },
+
   exit (config, state, event, now) {
-    const exited = { ...state, pid: null, listening: false, ready: false, draining: false, lastExit: { code: event.code, signal: event.signal, at: now } }
+    const exited = { ...state, pid: null, listening: false, ready: false, probeReady: false, draining: false, lastExit: { code: event.code, signal: event.signal, at: now } }
     const cleanup = /** @type {Effect[]} */ ([{ type: 'clear-timer', name: 'ready' }, { type: 'clear-timer', name: 'kill' }, { type: 'reap-orphans' }])
     if (state.draining) cleanup.unshift({ type: 'clear-timer', name: 'drain' })
     if (state.status === STATUS.STOPPING) return afterStopped(exited, cleanup)
@@ -225,7 +253,7 @@ const HANDLERS = {
   },
 
   reset (config, state) {
-    return { state: { ...state, restarts: 0, unstableRestarts: 0, backoff: 0, crashLoops: 0 }, effects: [] }
+    return { state: { ...state, restarts: 0, unstableRestarts: 0, backoff: 0, crashLoops: 0, livenessRestarts: 0 }, effects: [] }
   },
 
   // A worker that took over from another (a graceful replace) continues its restart count.
@@ -242,7 +270,7 @@ const HANDLERS = {
 function spawn (state, restarts) {
   return {
     // startedAt is cleared: a spawn that fails before 'spawned' must count as a fast exit.
-    state: { ...state, status: STATUS.STARTING, startedAt: null, restarts, retryAt: null, then: null, ready: false, draining: false },
+    state: { ...state, status: STATUS.STARTING, startedAt: null, restarts, retryAt: null, then: null, ready: false, probeReady: false, draining: false },
     effects: [{ type: 'clear-timer', name: 'retry' }, { type: 'spawn' }]
   }
 }

@@ -244,6 +244,7 @@ export function workerMessages (events, more = {}) {
     [APP_MESSAGES.ready]: () => events.emit('ready'),
     listening: () => events.emit('listening'),
     metrics: (message) => events.emit('metrics', message),
+    probed: (message) => events.emit('probed', message),
     ...more
   }
   return (message) => {

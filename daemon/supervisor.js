@@ -6,7 +6,8 @@ import { EventEmitter } from 'node:events'
 import { SupError } from '../ipc/errors.js'
 import { App, resizeWorkers, restartWorkers, settle, updateConfig } from './app/app.js'
 import { REAL_EFFECTS } from './app/effects.js'
-import { isDecided, isRunning, isStopped } from './lifecycle.js'
+import { STATUS, isDecided, isRunning, isStopped } from './lifecycle.js'
+import { checkDependencies } from './app/depends-on.js'
 import { LOG_DEFAULTS } from './logs/defaults.js'
 import { LogFiles } from './logs/files.js'
 import { tolerateTimeout, until } from './until.js'
@@ -74,18 +75,46 @@ export class Supervisor extends EventEmitter {
       else if (given && app.config.script === config.script && !app.workers.some((w) => isRunning(w.state))) present.push({ app, config: updateConfig(app.config, pickGiven(config, given)) })
       else throw new SupError('SUP_ERR_APP_ALREADY_EXISTS', { name: config.name })
     }
+    checkDependencies(configs, new Map([...this.apps.values()].map((app) => [app.name, app.config.depends_on ?? []])))
     const restarting = present.map(({ app, config }) => this.restartApp(app, config, existing === 'restart' ? shellEnv : app.shellEnv))
-    const started = []
-    for (const config of fresh) {
+    const apps = fresh.map((config) => {
       const app = this.addApp(Object.freeze({ ...config }), shellEnv)
       this.logger.info({ app: config.name, mode: config.exec_mode, instances: config.instances }, 'starting app')
-      // autostart: false registers the app stopped, held like one `sup stop` stopped
+      return app
+    })
+    // Each app starts once its dependencies are ready (depends_on); the others at once.
+    /** @type {Map<string, Promise<void>>} */
+    const launches = new Map()
+    /** @type {Map<string, Promise<boolean>>} */
+    const readiness = new Map()
+    const isReady = async (/** @type {string} */ name) => {
+      await null // every launch of this start is registered by then
+      await launches.get(name)
+      const app = this.apps.get(name)
+      if (!app) return false
+      await settle(app.workers, isDecided).catch(tolerateTimeout)
+      return app.workers.length > 0 && app.workers.every((w) => w.state.status === STATUS.ONLINE)
+    }
+    const readyOf = (/** @type {string} */ name) => {
+      if (!readiness.has(name)) readiness.set(name, isReady(name))
+      return /** @type {Promise<boolean>} */ (readiness.get(name))
+    }
+    const launch = async (/** @type {App} */ app) => {
+      const { config } = app
+      const deps = config.autostart ? config.depends_on ?? [] : []
+      const verdicts = await Promise.all(deps.map(readyOf))
+      const unready = deps.filter((_, i) => !verdicts[i])
+      if (unready.length > 0) this.logger.warn({ app: app.name, unready }, 'not started: a dependency (depends_on) is not ready')
+      // autostart: false registers the app stopped, held like one `sup stop` stopped; so is
+      // an app whose dependencies are not ready (sup restart starts it).
       for (const worker of app.workers) {
-        if (config.autostart) worker.dispatch({ type: 'start' })
+        if (config.autostart && unready.length === 0) worker.dispatch({ type: 'start' })
         else worker.held = true
       }
-      started.push(...app.workers)
     }
+    for (const app of apps) launches.set(app.name, launch(app))
+    await Promise.all(launches.values())
+    const started = apps.flatMap((app) => app.workers)
     // The first attempt decided (up, given up on, or waiting to retry), as PM2's start answers;
     // past the deadline, answer with the rows as they are: the CLI names those not online.
     await Promise.all([settle(started, isDecided).catch(tolerateTimeout), ...restarting])
@@ -300,7 +329,7 @@ export class Supervisor extends EventEmitter {
       log_files: app.logs.fileStatus(),
       triggers: app.triggers.status(),
       // The row plus the last sample's other figures (event-loop delay, heap, ...).
-      workers: workers.map((w) => metricsEvent(w)),
+      workers: workers.map((w) => ({ ...metricsEvent(w), probes: w.probes })),
       last_rollout: app.lastRollout ?? null
     }
   }

@@ -56,6 +56,12 @@ export class Worker extends EventEmitter {
     this.removed = false
     /** Stopped by `sup stop`: cron_restart and watch leave it alone until it is started again. */
     this.held = false
+    /** The last verdicts of its readiness and liveness probes (daemon/probes/worker-probes.js). */
+    /** @type {import('./probes/worker-probes.js').WorkerProbes} */
+    this.probes = { readiness: null, liveness: null }
+    /** The pid of the process its readiness gate holds closed (cluster mode), or null. */
+    /** @type {number | null} */
+    this.gatedPid = null
   }
 
   /**
@@ -235,6 +241,9 @@ export class Worker extends EventEmitter {
       retry_at: state.retryAt,
       last_exit: state.lastExit,
       restored: this.app.restored?.from ?? null,
+      ready: this.app.config.readiness ? state.probeReady : null,
+      liveness_restarts: state.livenessRestarts,
+      last_restart: state.lastRestart,
       ...this.app.logs.statusFor(this.instance)
     }
   }

@@ -29,7 +29,9 @@ const TO_AGENT = Object.freeze({
   /** decline every connection the primary hands over, until 'open' (wait_ready in cluster mode) */
   gate: 'gate',
   /** take connections again */
-  open: 'open'
+  open: 'open',
+  /** check one of the worker's own servers for a probe: { seq, type: 'http' | 'tcp', port, path }; answered by 'probed' */
+  probe: 'probe'
 })
 
 /** Agent -> daemon, as `{ sup: act, ...fields }`. */
@@ -41,7 +43,9 @@ const FROM_AGENT = Object.freeze({
   /** the worker's servers are closed and its connections gone */
   drained: 'drained',
   /** the answer to 'sync': nothing handed to this worker is left unanswered */
-  synced: 'synced'
+  synced: 'synced',
+  /** the answer to 'probe': { seq, status } (http: the status of the response; tcp: 0 when a server listens) or { seq, error } */
+  probed: 'probed'
 })
 
 /** The plain strings of PM2's protocol, sent by and to the app itself. */

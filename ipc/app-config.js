@@ -45,7 +45,25 @@
  * @property {string[]} ignore_watch globs or paths not to watch (node_modules and .git never are)
  * @property {number} watch_delay ms of quiet after the last change before restarting
  * @property {string[]} listen sockets the daemon binds and hands to every generation (fork mode): canonical entries of ipc/listen.js ("3000", "127.0.0.1:8080", "unix:/run/app.sock")
+ * @property {ProbeConfig | null} readiness a worker is ready (online, given connections) once this passes (docs/probes.md)
+ * @property {ProbeConfig | null} liveness a worker whose probe fails `failure_threshold` times in a row is restarted
+ * @property {string[]} depends_on apps that must be ready before this one starts
  * @property {string | null} source the config file it came from
+ */
+
+/**
+ * @typedef {object} ProbeConfig a readiness or liveness probe, normalised (docs/probes.md)
+ * @property {'http' | 'tcp' | 'exec'} type
+ * @property {string} host http, tcp: where to connect when the daemon checks itself (default 127.0.0.1)
+ * @property {number | null} port http, tcp: null = the worker's own (its server, env PORT, or the first listen port)
+ * @property {string} path http: the path to GET
+ * @property {number | null} status http: the status expected; null = any 2xx or 3xx
+ * @property {string[]} command exec: argv, run without a shell in the app's cwd
+ * @property {number} initial_delay ms from the worker's start to the first check
+ * @property {number} period ms from the start of one check to the start of the next
+ * @property {number} timeout ms a check may take
+ * @property {number} failure_threshold failures in a row that make the probe fail
+ * @property {number} success_threshold successes in a row that make it pass again
  */
 
 /** Names become file names (logs) and CLI targets, so they are kept to a safe alphabet. */
@@ -90,6 +108,9 @@ export const APP_DEFAULTS = Object.freeze({
   ignore_watch: [],
   watch_delay: 1000,
   listen: [],
+  readiness: null,
+  liveness: null,
+  depends_on: [],
   source: null,
   namespace: 'default'
 })
@@ -98,6 +119,25 @@ const ms = /** @type {const} */ ({ type: 'integer', minimum: 0, maximum: 2 ** 31
 const str = /** @type {const} */ ({ type: 'string', maxLength: 4096 })
 const nullableStr = /** @type {const} */ ({ anyOf: [str, { type: 'null' }] })
 const strList = /** @type {const} */ ({ type: 'array', items: str, maxItems: 1024 })
+
+/** @type {import('./schema.js').Schema} */
+const PROBE_SCHEMA = {
+  type: 'object',
+  required: ['type', 'host', 'port', 'path', 'status', 'command', 'initial_delay', 'period', 'timeout', 'failure_threshold', 'success_threshold'],
+  properties: {
+    type: { type: 'string', enum: ['http', 'tcp', 'exec'] },
+    host: { type: 'string', minLength: 1, maxLength: 255 },
+    port: { anyOf: [{ type: 'integer', minimum: 1, maximum: 65535 }, { type: 'null' }] },
+    path: { type: 'string', maxLength: 4096 },
+    status: { anyOf: [{ type: 'integer', minimum: 100, maximum: 599 }, { type: 'null' }] },
+    command: strList,
+    initial_delay: ms,
+    period: { type: 'integer', minimum: 1, maximum: 2 ** 31 - 1 },
+    timeout: { type: 'integer', minimum: 1, maximum: 2 ** 31 - 1 },
+    failure_threshold: { type: 'integer', minimum: 1, maximum: 1000 },
+    success_threshold: { type: 'integer', minimum: 1, maximum: 1000 }
+  }
+}
 
 /** @type {import('./schema.js').Schema} */
 export const APP_CONFIG_SCHEMA = {
@@ -144,6 +184,9 @@ export const APP_CONFIG_SCHEMA = {
     ignore_watch: strList,
     watch_delay: ms,
     listen: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 200 }, maxItems: 64 },
+    readiness: { anyOf: [PROBE_SCHEMA, { type: 'null' }] },
+    liveness: { anyOf: [PROBE_SCHEMA, { type: 'null' }] },
+    depends_on: { type: 'array', items: { type: 'string', pattern: APP_NAME_PATTERN }, maxItems: 256 },
     source: nullableStr,
     namespace: { type: 'string', pattern: APP_NAME_PATTERN }
   }

@@ -24,6 +24,9 @@ import { APP_CONFIG_SCHEMA } from './app-config.js'
  * @property {number} log_dropped_lines lines its log files could not take (disk too slow or failing)
  * @property {number} log_dropped_bytes
  * @property {'crashed' | 'rebooted' | 'resurrect' | string | null} [restored] how the app came back from dump.json, if it did
+ * @property {boolean | null} [ready] its readiness probe passes now; null when the app has none (docs/probes.md)
+ * @property {number} [liveness_restarts] restarts because its liveness probe failed
+ * @property {{ reason: string, at: number } | null} [last_restart] why sup last restarted it on its own (a failed liveness probe), and when
  */
 
 export { PROTOCOL_VERSION } from './version.js'

@@ -33,6 +33,7 @@ export async function run (target, { paths, io, opts }) {
       io.out('')
     }
     io.out(renderWorkers(info.workers))
+    for (const line of describeProbes(config, info.workers)) io.out(line)
     const sampled = info.workers.filter((/** @type {any} */ w) => w.time !== null && w.time !== undefined)
     if (sampled.length > 0) {
       io.out('')
@@ -81,6 +82,31 @@ function describeTriggers (triggers) {
     lines.push('', `watching ${watch.paths.join(', ')} (restart ${watch.delay} ms after the last change${ignoring}; node_modules and .git never count)`)
     if (watch.error) lines.push(`  error: ${watch.error.message}`)
   }
+  return lines
+}
+
+/**
+ * The app's probes and what they did to each worker: ready now, liveness restarts and the last reason.
+ * @param {any} config
+ * @param {any[]} workers
+ * @returns {string[]}
+ */
+export function describeProbes (config, workers, now = Date.now()) {
+  const probes = /** @type {const} */ (['readiness', 'liveness']).filter((kind) => config[kind])
+  if (probes.length === 0 && !workers.some((w) => w.liveness_restarts > 0)) return []
+  const lines = ['', 'probes']
+  for (const kind of probes) {
+    const p = config[kind]
+    const what = p.type === 'http' ? `GET ${p.path}${p.status === null ? '' : ` (expect ${p.status})`}` : p.type === 'tcp' ? 'tcp connect' : `exec ${p.command.join(' ')}`
+    const where = p.type === 'exec' ? '' : p.port === null ? ' on the worker\'s port' : ` on port ${p.port}`
+    lines.push(`  ${kind.padEnd(9)} ${what}${where} every ${p.period} ms after ${p.initial_delay} ms (timeout ${p.timeout} ms, ${p.failure_threshold} failure(s) to fail, ${p.success_threshold} success(es) to pass)`)
+  }
+  lines.push(renderTable(['id', 'ready', 'liveness restarts', 'last restart'], workers.map((w) => [
+    String(w.id),
+    w.ready === null || w.ready === undefined ? '-' : w.ready ? 'yes' : `no${w.probes?.readiness?.last ? ` (${w.probes.readiness.last})` : ''}`,
+    String(w.liveness_restarts ?? 0),
+    w.last_restart ? `${formatDuration(now - w.last_restart.at)} ago: ${w.last_restart.reason}` : '-'
+  ])))
   return lines
 }
 

@@ -91,6 +91,10 @@ async function startApps (conn, configs, { io, opts, configFile }) {
   const given = configFile ? {} : { given: [...Object.keys(appEntryFromFlags(opts)), ...(configs[0]?.args.length ? ['args'] : [])] }
   /** @type {import('../../ipc/methods.js').WorkerRow[]} */
   const rows = await conn.request('app.start', { apps: configs, shellEnv: stringEnv(io.env), ...(configFile ? { existing: 'restart' } : given) })
+  // Apps left unstarted because what they depend on was not ready: they never ran.
+  const blocked = configs.filter((c) => c.depends_on?.length > 0 && rows.some((r) => r.name === c.name) &&
+    rows.filter((r) => r.name === c.name).every((r) => r.status === 'stopped' && r.last_exit === null))
+  for (const c of blocked) io.err(`sup: ${c.name} was not started: what it depends on (${c.depends_on.join(', ')}) was not ready in time (sup restart ${c.name} starts it)`)
   // an app with autostart: false is meant to be stopped
   return report(rows, new Set(configs.filter((c) => !c.autostart).map((c) => c.name)), io, opts)
 }

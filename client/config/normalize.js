@@ -12,6 +12,7 @@ import { parseBytes } from '../../ipc/units.js'
 import { commandName, isCommandString, scriptOf, shellCommand } from './command.js'
 import { detectInterpreter, findOnPath } from './interpreter.js'
 import { parseCronRestart, parseIgnoreWatch, parseWatch } from './triggers.js'
+import { parseDependsOn, parseProbe } from './probes.js'
 
 export { parseBytes }
 
@@ -96,6 +97,9 @@ export function normalizeApp (raw, { cwd, envName, cpus, source = null }) {
     ignore_watch: parseIgnoreWatch(raw.ignore_watch),
     watch_delay: 0,
     listen: [],
+    readiness: parseProbe(raw.readiness, 'readiness'),
+    liveness: parseProbe(raw.liveness, 'liveness'),
+    depends_on: parseDependsOn(raw.depends_on, name),
     source
   }
   config.listen = parseListenOption(raw.listen, appCwd, /** @type {string} */ (config.exec_mode))

@@ -32,6 +32,7 @@ export const START_OPTIONS = [
   { flags: '--env <name>', key: null, help: 'with a config file: apply env_<name>' },
   { flags: '--only <names>', key: null, help: 'with a config file: only these apps (comma-separated)' },
   { flags: '--wait-ready', key: 'wait_ready', help: 'the app is ready when it calls process.send("ready")' },
+  { flags: '--listen <addresses>', key: 'listen', parse: (v) => String(v).split(',').map((a) => a.trim()).filter(Boolean), help: 'fork mode: sockets the daemon binds and hands to every generation, e.g. 3000 or "127.0.0.1:8080,unix:/run/app.sock"' },
   { flags: '--listen-timeout <ms>', key: 'listen_timeout', help: 'how long to wait for listening/ready' },
   { flags: '--kill-timeout <ms>', key: 'kill_timeout', help: 'how long a stopping worker gets before SIGKILL (default 5000)' },
   { flags: '--shutdown-with-message', key: 'shutdown_with_message', help: 'ask workers to stop with a "shutdown" message instead of SIGINT' },

@@ -162,6 +162,12 @@ export function renderFigures (selected, series, width, height, style) {
   const processes = workers.reduce((n, w) => n + (w.processes ?? 0), 0)
   footer.push(`${processes} proc`)
   if (workers.length === 1 && workers[0].pid !== null) footer.push(`pid ${workers[0].pid}`)
+  // Probes (docs/probes.md): workers not ready now, and restarts their liveness probe caused.
+  const unready = workers.filter((w) => w.ready === false).length
+  if (unready > 0) footer.push(`${unready} not ready`)
+  const live = workers.reduce((n, w) => n + (w.liveness_restarts ?? 0), 0)
+  const last = workers.map((w) => w.last_restart).filter((r) => r).sort((x, y) => /** @type {any} */ (y).at - /** @type {any} */ (x).at)[0]
+  if (live > 0) footer.push(`${live} liveness restart${live === 1 ? '' : 's'}${last ? ` (${last.reason.replace(/^liveness probe failed: /, '')})` : ''}`)
   // Two charts share what is left after their two title lines and the footer.
   const cpuRows = Math.max(1, Math.ceil((height - 3) / 2))
   const memRows = Math.max(1, Math.floor((height - 3) / 2))

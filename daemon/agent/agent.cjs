@@ -124,13 +124,31 @@ function superviseWorker () {
     // primary handed us before it saw our servers close has been answered (declined).
     sync: () => tell(protocol.fromAgent('synced')),
     gate: closeGate,
-    open: openGate
+    open: openGate,
+    probe: (/** @type {any} */ message) => probe(message)
   }
   // 'internalMessage' carries messages whose cmd starts with NODE_: the app's own
   // process.on('message') never sees them, and listening here keeps nothing alive.
   process.on(/** @type {any} */ ('internalMessage'), (/** @type {unknown} */ message) => {
     protocol.dispatch(onDaemon, protocol.agentActOf(message), message)
   })
+
+  // Probe: the daemon cannot reach this worker alone through a port it shares with others
+  // (the primary's, or a held socket), so the check comes here and goes to the worker's own
+  // server: an http probe is a GET injected as a connection ('connection' takes any Duplex),
+  // answered by the app's handler like any request; a tcp probe asks that a server listens.
+  // A worker that hangs never answers, and the daemon's timeout fails the check.
+  /** @param {{ seq: unknown, type: string, port: unknown, path: unknown }} message */
+  function probe ({ seq, type, port, path }) {
+    const http = require('node:http')
+    const wanted = typeof port === 'number' ? port : null
+    const listening = [...servers].filter((s) => s.listening && (wanted === null || s.address()?.port === wanted))
+    const server = type === 'http' ? listening.find((s) => s instanceof http.Server) : listening[0]
+    const answer = (/** @type {Record<string, unknown>} */ fields) => tell(protocol.fromAgent('probed', { seq, ...fields }))
+    if (server === undefined) return answer({ error: wanted === null ? `no ${type === 'http' ? 'HTTP ' : ''}server listening in the worker` : `no ${type === 'http' ? 'HTTP ' : ''}server listening on port ${wanted} in the worker` })
+    if (type !== 'http') return answer({ status: 0 })
+    injectGet(server, String(path), answer)
+  }
 
   // Gate: until the daemon says the worker is ready (wait_ready), the worker declines every
   // connection the primary hands it, and the primary passes it to another worker. Node's
@@ -230,6 +248,44 @@ function superviseWorker () {
     draining.quiet.clear()
     tell(protocol.fromAgent('drained'))
   }
+}
+
+/**
+ * A GET as one connection handed to the server: only the status line of the answer is read.
+ * @param {any} server an http.Server
+ * @param {string} path
+ * @param {(result: { status: number } | { error: string }) => void} done
+ */
+function injectGet (server, path, done) {
+  const { Duplex } = require('node:stream')
+  let out = ''
+  let settled = false
+  /** @param {{ status: number } | { error: string }} result */
+  const finish = (result) => {
+    if (settled) return
+    settled = true
+    done(result)
+    conn.destroy()
+  }
+  const conn = new Duplex({
+    read () {},
+    write (chunk, encoding, callback) {
+      out += chunk.toString('latin1')
+      const status = /^HTTP\/1\.[01] (\d{3})/.exec(out)
+      if (status) finish({ status: Number(status[1]) })
+      else if (out.includes('\r\n')) finish({ error: 'the answer was not HTTP' })
+      callback()
+    },
+    final (callback) {
+      finish({ error: 'the connection closed without an answer' })
+      callback()
+    }
+  })
+  // What http.Server asks of a net.Socket beyond a Duplex.
+  Object.assign(conn, { remoteAddress: '127.0.0.1', remotePort: 0, setTimeout: () => conn, setNoDelay: () => conn, setKeepAlive: () => conn })
+  conn.on('error', () => {})
+  server.emit('connection', conn)
+  conn.push(`GET ${path} HTTP/1.1\r\nhost: localhost\r\nuser-agent: sup-probe\r\nconnection: close\r\n\r\n`)
 }
 
 function isClusterWorker () {

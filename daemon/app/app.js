@@ -12,6 +12,7 @@ import { trackPidFile } from '../pid-file.js'
 import { freeInstances } from '../rollout/plan.js'
 import { AppTriggers } from '../triggers/app-triggers.js'
 import { Worker } from '../worker.js'
+import { gateUnready, probeWorker } from '../probes/worker-probes.js'
 import { REAL_EFFECTS } from './effects.js'
 
 /**
@@ -90,8 +91,16 @@ export class App extends EventEmitter {
     worker.on('state', (row) => this.emit('app.state', row))
     if (runtime.config.pid_file) trackPidFile(worker, runtime.config.pid_file, this.logger)
     worker.on('remove', () => this.removeWorker(worker))
+    probeWorker(worker)
+    // Readiness decides who gets connections: any change of any worker may move a gate.
+    worker.on('change', () => this.regate())
     this.workers.push(worker)
     return worker
+  }
+
+  /** Gate the cluster workers whose readiness probe fails (worker-probes.js). */
+  regate () {
+    if (this.workers.some((w) => w.app.config.readiness)) gateUnready(this.workers, this.effects.balance())
   }
 
   /** Let go of what the app holds besides its workers: triggers, log files, held sockets. */

@@ -5,6 +5,7 @@
 import cluster from 'node:cluster'
 import { listDescendants, sendSignal, signalRecorded } from '../process-tree.js'
 import { spawnWorker } from '../spawn-worker.js'
+import { checkFor } from '../probes/checks.js'
 
 /**
  * @typedef {{ setTimeout: (fn: () => void, ms: number) => any, clearTimeout: (timer: any) => void }} Timers
@@ -22,6 +23,7 @@ import { spawnWorker } from '../spawn-worker.js'
  * @property {() => import('../../ipc/balance.js').Balance} balance how cluster workers get
  *   their connections: 'rr', the primary hands each one out (and a gated worker is skipped)
  * @property {ProcessTree} tree
+ * @property {typeof checkFor} check a probe's check, made from the daemon (http, tcp, exec)
  */
 
 /** @type {Effects} */
@@ -31,5 +33,6 @@ export const REAL_EFFECTS = Object.freeze({
   now: () => Date.now(),
   // Read when needed: the daemon sets the policy at start-up (setBalance), before any fork.
   balance: () => cluster.schedulingPolicy === cluster.SCHED_RR ? 'rr' : 'os',
+  check: checkFor,
   tree: Object.freeze({ list: (/** @type {number} */ pid) => listDescendants(pid), signal: sendSignal, signalRecorded })
 })

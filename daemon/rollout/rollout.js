@@ -89,7 +89,8 @@ export async function rollWorkers ({ app, old, instances, runtime, limits, repor
     watch(worker)
     // With wait_ready, a worker listens before it is ready; while others serve, it declines
     // connections (the primary hands them to another worker) until its 'ready'.
-    const gated = config.wait_ready && config.exec_mode === 'cluster' && app.effects.balance() === 'rr' &&
+    // (A readiness probe gates by itself: daemon/probes/worker-probes.js.)
+    const gated = config.wait_ready && !config.readiness && config.exec_mode === 'cluster' && app.effects.balance() === 'rr' &&
       app.workers.some((w) => w !== worker && w.state.status === STATUS.ONLINE)
     worker.dispatch({ type: 'start' })
     if (gated) worker.tellAgent('gate')
@@ -116,7 +117,7 @@ export async function rollWorkers ({ app, old, instances, runtime, limits, repor
       const readyNow = []
       for (const [worker, info] of fresh) {
         if (info.ready) continue
-        if (isReady(worker, config.wait_ready, expectListen)) {
+        if (isReady(worker, config, expectListen)) {
           info.ready = true
           if (info.gated) worker.tellAgent('open')
           readyNow.push(worker)
@@ -200,12 +201,14 @@ export function canDrain (runtime) {
 
 /**
  * @param {Worker} worker
- * @param {boolean} waitReady
+ * @param {Pick<import('../../ipc/app-config.js').AppConfig, 'wait_ready' | 'readiness'>} config the new workers'
  * @param {boolean} expectListen
  */
-export function isReady (worker, waitReady, expectListen) {
+export function isReady (worker, { wait_ready: waitReady, readiness }, expectListen) {
   const s = worker.state
   if (s.status !== STATUS.ONLINE) return false
+  // A readiness probe is the word on readiness: online came from it, and it must pass still.
+  if (readiness) return s.probeReady && (!waitReady || s.ready)
   if (waitReady) return s.ready
   return !expectListen || s.listening
 }
@@ -227,7 +230,9 @@ function whyFailed (worker, info, now, config) {
   }
   if (worker.removed || isStoppingOrStopped(s)) return `${who} was stopped by another command`
   if (now >= info.deadline) {
-    const what = config.wait_ready ? 'sent "ready"' : 'listened'
+    const what = config.readiness
+      ? `passed its readiness probe${worker.probes.readiness?.last ? ` (last: ${worker.probes.readiness.last})` : ''}`
+      : config.wait_ready ? 'sent "ready"' : 'listened'
     return `${who} was not ready within listen_timeout (${config.listen_timeout} ms): it never ${what} (raise --listen-timeout if it needs longer)`
   }
   return null

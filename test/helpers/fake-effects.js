@@ -119,12 +119,13 @@ export class FakeProcess {
 
 /**
  * Effects for tests: fake spawn, clock, timers and process tree.
- * @param {{ balance?: 'rr' | 'os', onSpawn?: (proc: FakeProcess) => void, onSignal?: (proc: FakeProcess, signal: NodeJS.Signals) => void, onMessage?: (proc: FakeProcess, message: unknown) => void, failSpawn?: boolean }} [options]
+ * @param {{ balance?: 'rr' | 'os', onSpawn?: (proc: FakeProcess) => void, onSignal?: (proc: FakeProcess, signal: NodeJS.Signals) => void, onMessage?: (proc: FakeProcess, message: unknown) => void, failSpawn?: boolean, onCheck?: (target: import('../../ipc/app-config.js').ProbeConfig, context: { cwd: string, env: Record<string, string> }) => Promise<import('../../daemon/probes/probe.js').CheckResult> }} [options]
  *   onSpawn: script what the new process does (listen at once, crash, ...); onSignal: what a
  *   process does when signalled (by default nothing: it ignores SIGINT, dies of SIGKILL);
- *   onMessage: what it does with a message from the daemon ('shutdown', the agent's acts)
+ *   onMessage: what it does with a message from the daemon ('shutdown', the agent's acts);
+ *   onCheck: the answer to a probe's check made from the daemon (by default it passes)
  */
-export function fakeEffects ({ balance = 'rr', onSpawn = () => {}, onSignal, onMessage, failSpawn = false } = {}) {
+export function fakeEffects ({ balance = 'rr', onSpawn = () => {}, onSignal, onMessage, failSpawn = false, onCheck = async () => ({ ok: true }) } = {}) {
   const clock = fakeClock()
   let nextPid = 1000
   /** @type {FakeProcess[]} */
@@ -140,6 +141,7 @@ export function fakeEffects ({ balance = 'rr', onSpawn = () => {}, onSignal, onM
     now: clock.now,
     timers: clock.timers,
     balance: () => balance,
+    check: (target, context) => () => onCheck(/** @type {any} */ (target), context),
     spawn (config, env) {
       const proc = new FakeProcess(failSpawn ? undefined : nextPid++, config, env)
       spawned.push(proc)

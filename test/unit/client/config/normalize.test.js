@@ -171,6 +171,9 @@ describe('normalizeApp', () => {
       cron_restart: '0 * * * *',
       watch: ['src'],
       ignore_watch: ['node_modules'],
+      readiness: { http: '/ready', period: '2s' },
+      liveness: { tcp: 3000, failure_threshold: 2 },
+      depends_on: 'db',
       some_future_key: 1
     }, { envName: 'production', source: path.join(dir, 'ecosystem.config.js') })
     assert.equal(validate(APP_CONFIG_SCHEMA, config, 'config'), null)
@@ -216,6 +219,9 @@ describe('normalizeApp', () => {
       ignore_watch: ['node_modules'],
       watch_delay: 1000,
       listen: [],
+      readiness: { type: 'http', host: '127.0.0.1', port: null, path: '/ready', status: null, command: [], initial_delay: 0, period: 2000, timeout: 1000, failure_threshold: 3, success_threshold: 1 },
+      liveness: { type: 'tcp', host: '127.0.0.1', port: 3000, path: '', status: null, command: [], initial_delay: 0, period: 10_000, timeout: 1000, failure_threshold: 2, success_threshold: 1 },
+      depends_on: ['db'],
       source: path.join(dir, 'ecosystem.config.js')
     })
   })

@@ -36,7 +36,9 @@ const rows = [
   [['-l'], { log_file: true }],
   [['-o', 'out.log', '-e', 'err.log', '-l', 'all.log'], { out_file: 'out.log', error_file: 'err.log', log_file: 'all.log' }],
   [['--env', 'production', '--only', 'web', '--balance', 'os'], {}],
-  [['--kill-timeout', '800', '--wait-ready', '--shutdown-with-message'], { kill_timeout: '800', wait_ready: true, shutdown_with_message: true }]
+  [['--kill-timeout', '800', '--wait-ready', '--shutdown-with-message'], { kill_timeout: '800', wait_ready: true, shutdown_with_message: true }],
+  [['--listen', '3000'], { listen: ['3000'] }],
+  [['--listen', '127.0.0.1:8080, unix:/run/app.sock', '--listen-timeout', '500'], { listen: ['127.0.0.1:8080', 'unix:/run/app.sock'], listen_timeout: '500' }]
 ]
 for (const [argv, entry] of rows) {
   test(`sup start app.js ${argv.join(' ')} -> ${JSON.stringify(entry)}`, () => {

@@ -79,6 +79,15 @@ test('the figures pane shows the selection, its charts and the agent figures, wi
   assert.ok(lines.every((l) => visible(l).length <= 70), lines.join('\n'))
 })
 
+test('the figures pane says how many workers are not ready and what their liveness probes restarted', () => {
+  const a = worker(0, { ready: false, liveness_restarts: 2, last_restart: { reason: 'liveness probe failed: timed out after 1000 ms', at: 5 } })
+  const b = worker(1, { ready: true, liveness_restarts: 1, last_restart: { reason: 'liveness probe failed: GET /healthz answered 500', at: 9 } })
+  const text = renderFigures({ label: 'api', workers: [a, b] }, { cpu: [], memory: [], loop_p99: [], heap_used: [] }, 120, 10, plain)
+  assert.match(text, /1 not ready · 3 liveness restarts \(GET \/healthz answered 500\)/)
+  const quiet = renderFigures({ label: 'api', workers: [worker(0, {})] }, { cpu: [], memory: [], loop_p99: [], heap_used: [] }, 120, 10, plain)
+  assert.doesNotMatch(quiet, /not ready|liveness/)
+})
+
 test('the log pane marks stderr and stdout and escapes tags in lines', () => {
   const text = renderLogs([
     { time: 0, app: 'api', id: 0, instance: 0, stream: 'out', line: 'hello {world}' },
