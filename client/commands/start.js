@@ -1,5 +1,5 @@
 // @ts-check
-// sup start <script|config>: normalise the apps here (paths resolve against the caller's
+// sup start <script|config|-...>: normalise the apps here (paths resolve against the caller's
 // cwd), then hand them to the daemon and report each worker as it comes up. As in PM2, what
 // exists already is restarted: an app named by the word (`sup start api`, `sup start 0`),
 // the apps of a config file that run (the others start), a stopped app of the same script.
@@ -7,36 +7,79 @@ import { extname } from 'node:path'
 import { parseBalance } from '../../ipc/balance.js'
 import { SupError } from '../../ipc/errors.js'
 import { buildConfigs, buildUpdate } from '../config/build.js'
-import { appEntryFromFlags } from '../config/start-options.js'
 import { isConfigFile } from '../config/load-file.js'
+import { appEntryFromFlags } from '../config/start-options.js'
 import { connectDaemon } from '../daemon.js'
 import { paintStatus, renderLogWarnings, renderWorkers } from '../format.js'
 import { stringEnv } from '../shell-env.js'
 
+/** What `sup start` with no target starts, as PM2's `pm2 start` does. */
+export const DEFAULT_CONFIG = 'ecosystem.config.js'
+
 /**
- * @param {string} target
- * @param {string[]} args
+ * @param {string[]} targets scripts, config files or "-" (a config on stdin), each started as
+ *   PM2 starts several (`pm2 start a.js b.js`); none: ecosystem.config.js
+ * @param {string[]} args the scripts' arguments (after --), given to every script
  * @param {import('../cli.js').CommandContext} ctx
  */
-export async function run (target, args, { paths, io, opts }) {
+export async function run (targets, args, { paths, io, opts }) {
   const balance = wantedBalance(opts, io.env)
-  const configFile = isConfigFile(target)
-  // A word that may name an app (PM2: a number, or no "/" and no extension): its flags are
-  // checked before the daemon is asked whether it does.
-  const named = !configFile && args.length === 0 && (/^\d+$/.test(target) || (!target.includes('/') && extname(target) === ''))
-  const update = named ? buildUpdate(opts, io.cwd) : undefined
-  const configs = named ? null : await buildConfigs(target, args, opts, io.cwd)
+  const list = targets.length > 0 ? targets : [DEFAULT_CONFIG]
+  // A word that may name an app (PM2: a number, or no "/" and no extension) is asked about
+  // first; -f always starts a copy. Its flags are checked before the daemon is asked.
+  const named = opts.force || args.length > 0 ? [] : list.filter((t) => /^\d+$/.test(t) || (t !== '-' && !t.includes('/') && extname(t) === ''))
+  const update = named.length > 0 ? buildUpdate(opts, io.cwd) : undefined
+  let configs = await buildAll(list.filter((t) => !named.includes(t)), args, opts, io.cwd)
   const conn = await connectDaemon(paths, { start: true, daemonEnv: balance ? { SUP_BALANCE: balance } : {} })
   try {
     if (balance) await checkBalance(conn, balance)
-    if (named) {
-      const restarted = await restartNamed(conn, target, { update, toggleWatch: opts.watch !== undefined, cwd: io.cwd })
-      if (restarted) {
-        if (!opts.json) io.out(`restarted ${[...new Set(restarted.map((r) => r.name))].join(', ')} (it exists already: sup start of an app restarts it)`)
-        return report(restarted, new Set(), io, opts)
-      }
+    /** @type {import('../../ipc/methods.js').WorkerRow[]} */
+    const restarted = []
+    /** @type {string[]} */
+    const unknown = []
+    for (const target of named) {
+      const rows = await restartNamed(conn, target, { update, toggleWatch: opts.watch !== undefined, cwd: io.cwd })
+      if (rows) restarted.push(...rows)
+      else unknown.push(target)
     }
-    return await startApps(conn, configs ?? await buildConfigs(target, args, opts, io.cwd), { io, opts, configFile })
+    if (restarted.length > 0 && !opts.json) io.out(`restarted ${[...new Set(restarted.map((r) => r.name))].join(', ')} (it exists already: sup start of an app restarts it)`)
+    // A word that names no app is a script (or a command) to start after all.
+    if (unknown.length > 0) configs = [...configs, ...await buildAll(unknown, args, opts, io.cwd)]
+    if (configs.length === 0) return report(restarted, [], io, opts)
+    /** @type {Set<string>} */
+    const running = new Set((await conn.request('app.list')).map((/** @type {{ name: string }} */ r) => r.name))
+    const { fresh, joining } = opts.force ? splitForced(running, configs) : { fresh: configs, joining: [] }
+    if (!opts.json) {
+      for (const config of fresh) {
+        const size = `${config.exec_mode} mode, ${config.instances} worker${config.instances > 1 ? 's' : ''}`
+        io.out(running.has(config.name) && fromFile.has(config) ? `restarting ${config.name} with the file's settings (${size})` : `starting ${config.name} (${size})`)
+      }
+      for (const config of joining) io.out(`starting another copy of ${config.name} (-f): ${config.instances} more worker${config.instances > 1 ? 's' : ''}`)
+      // Rows also change for other reasons (a log file failing): print state changes only.
+      /** @type {Map<number, string>} */
+      const shown = new Map()
+      conn.onEvents({
+        'app.state': (row) => {
+          if (row.status === 'starting' || shown.get(row.id) === `${row.status} ${row.pid}`) return
+          shown.set(row.id, `${row.status} ${row.pid}`)
+          io.out(`  ${row.name}[${row.instance}] ${paintStatus(row.status)}${row.pid ? ` (pid ${row.pid})` : ''}`)
+        }
+      })
+      await conn.request('subscribe', { topics: ['app.state'], apps: configs.map((c) => c.name) })
+    }
+    const shellEnv = stringEnv(io.env)
+    // A config file's apps that run are restarted with the file's settings and the caller's
+    // environment (PM2's start of a file); a script's start may revive a stopped app of that
+    // script with the settings of the flags given; -f starts copies (no restart).
+    const files = fresh.filter((c) => fromFile.has(c))
+    const scripts = fresh.filter((c) => !fromFile.has(c))
+    const given = opts.force ? {} : { given: [...Object.keys(appEntryFromFlags(opts)), ...(args.length > 0 ? ['args'] : [])] }
+    /** @type {import('../../ipc/methods.js').WorkerRow[]} */
+    const rows = [...restarted]
+    if (files.length > 0) rows.push(...await conn.request('app.start', { apps: files, shellEnv, existing: 'restart' }))
+    if (scripts.length > 0) rows.push(...await conn.request('app.start', { apps: scripts, shellEnv, ...given }))
+    for (const config of joining) rows.push(...await joinApp(conn, config))
+    return report(rows, configs, io, opts)
   } finally {
     await conn.close()
   }
@@ -61,55 +104,22 @@ async function restartNamed (conn, target, { update, toggleWatch, cwd }) {
 }
 
 /**
- * @param {import('../../ipc/transport.js').Connection} conn
- * @param {import('../../ipc/app-config.js').AppConfig[]} configs
- * @param {{ io: import('../cli.js').CliIo, opts: Record<string, any>, configFile: boolean }} options
+ * The workers, and on stderr those that did not come online; the exit code.
+ * @param {import('../../ipc/methods.js').WorkerRow[]} rows
+ * @param {import('../../ipc/app-config.js').AppConfig[]} configs what was started (for autostart and depends_on)
+ * @param {import('../cli.js').CliIo} io
+ * @param {Record<string, any>} opts
  */
-async function startApps (conn, configs, { io, opts, configFile }) {
-  /** @type {Set<string>} */
-  const running = new Set(configFile ? (await conn.request('app.list')).map((/** @type {{ name: string }} */ r) => r.name) : [])
-  if (!opts.json) {
-    for (const config of configs) {
-      const size = `${config.exec_mode} mode, ${config.instances} worker${config.instances > 1 ? 's' : ''}`
-      io.out(running.has(config.name) ? `restarting ${config.name} with the file's settings (${size})` : `starting ${config.name} (${size})`)
-    }
-    // Rows also change for other reasons (a log file failing): print state changes only.
-    /** @type {Map<number, string>} */
-    const shown = new Map()
-    conn.onEvents({
-      'app.state': (row) => {
-        if (row.status === 'starting' || shown.get(row.id) === `${row.status} ${row.pid}`) return
-        shown.set(row.id, `${row.status} ${row.pid}`)
-        io.out(`  ${row.name}[${row.instance}] ${paintStatus(row.status)}${row.pid ? ` (pid ${row.pid})` : ''}`)
-      }
-    })
-    await conn.request('subscribe', { topics: ['app.state'], apps: configs.map((c) => c.name) })
-  }
-  // A config file restarts its apps that run, with the file's settings and the caller's
-  // environment (PM2's start and restart of a file); a script start may revive a stopped app
-  // of that script with the settings of the flags given.
-  const given = configFile ? {} : { given: [...Object.keys(appEntryFromFlags(opts)), ...(configs[0]?.args.length ? ['args'] : [])] }
-  /** @type {import('../../ipc/methods.js').WorkerRow[]} */
-  const rows = await conn.request('app.start', { apps: configs, shellEnv: stringEnv(io.env), ...(configFile ? { existing: 'restart' } : given) })
+function report (rows, configs, io, opts) {
+  if (opts.json) io.out(JSON.stringify(rows))
+  else io.out([renderWorkers(rows), ...renderLogWarnings(rows)].join('\n'))
+  // an app with autostart: false is meant to be stopped
+  const held = new Set(configs.filter((c) => !c.autostart).map((c) => c.name))
+  const failed = rows.filter((r) => r.status === 'errored' || (r.status === 'stopped' && !held.has(r.name)))
   // Apps left unstarted because what they depend on was not ready: they never ran.
   const blocked = configs.filter((c) => c.depends_on?.length > 0 && rows.some((r) => r.name === c.name) &&
     rows.filter((r) => r.name === c.name).every((r) => r.status === 'stopped' && r.last_exit === null))
   for (const c of blocked) io.err(`sup: ${c.name} was not started: what it depends on (${c.depends_on.join(', ')}) was not ready in time (sup restart ${c.name} starts it)`)
-  // an app with autostart: false is meant to be stopped
-  return report(rows, new Set(configs.filter((c) => !c.autostart).map((c) => c.name)), io, opts)
-}
-
-/**
- * The workers, and on stderr those that did not come online; the exit code.
- * @param {import('../../ipc/methods.js').WorkerRow[]} rows
- * @param {Set<string>} held apps meant to stay stopped (autostart: false)
- * @param {import('../cli.js').CliIo} io
- * @param {Record<string, any>} opts
- */
-function report (rows, held, io, opts) {
-  if (opts.json) io.out(JSON.stringify(rows))
-  else io.out([renderWorkers(rows), ...renderLogWarnings(rows)].join('\n'))
-  const failed = rows.filter((r) => r.status === 'errored' || (r.status === 'stopped' && !held.has(r.name)))
   if (failed.length > 0) {
     const names = [...new Set(failed.map((r) => r.name))]
     io.err(`sup: ${failed.length} worker(s) of ${names.join(', ')} did not come online (sup logs ${names[0]} --nostream shows why)`)
@@ -123,6 +133,79 @@ function report (rows, held, io, opts) {
   const waiting = rows.filter((r) => r.status !== 'online' && r.status !== 'waiting' && !held.has(r.name))
   if (waiting.length > 0 && !opts.json) io.err(`sup: ${waiting.length} worker(s) not online yet (sup ls to follow)`)
   return 0
+}
+
+/** The configs that came from a config file (or "-"): on start, what of them exists restarts. */
+const fromFile = new WeakSet()
+
+/**
+ * Every target's apps, in order; two with one name are refused before anything starts.
+ * @param {string[]} targets
+ * @param {string[]} args
+ * @param {Record<string, any>} opts
+ * @param {string} cwd
+ */
+async function buildAll (targets, args, opts, cwd) {
+  const configs = []
+  for (const target of targets) {
+    const built = await buildConfigs(target, args, opts, cwd)
+    if (target === '-' || isConfigFile(target)) for (const config of built) fromFile.add(config)
+    configs.push(...built)
+  }
+  if (!opts.force) {
+    const seen = new Set()
+    for (const { name } of configs) {
+      if (seen.has(name)) throw new SupError('SUP_ERR_APP_ALREADY_EXISTS', { name })
+      seen.add(name)
+    }
+  }
+  return configs
+}
+
+/**
+ * -f/--force: the apps whose name already runs get more workers (PM2 starts a second copy of
+ * the script under the same name); the others start as new apps.
+ * @param {Set<string>} names the apps the daemon has
+ * @param {import('../../ipc/app-config.js').AppConfig[]} configs
+ */
+function splitForced (names, configs) {
+  const running = new Set(names)
+  /** @type {typeof configs} */
+  const fresh = []
+  /** @type {typeof configs} */
+  const joining = []
+  for (const config of configs) {
+    if (running.has(config.name)) {
+      joining.push(config)
+    } else {
+      fresh.push(config)
+      // the same name twice in one forced start: the second copy joins the first
+      running.add(config.name)
+    }
+  }
+  return { fresh, joining }
+}
+
+/** What must be the same for a forced copy to join an app: what its workers run. */
+const SAME_RUN = /** @type {const} */ (['script', 'args', 'cwd', 'interpreter', 'interpreter_args', 'env'])
+
+/**
+ * Add a forced copy's workers to the app of its name, which runs them with its own config;
+ * a copy that would run something else is refused, since one app has one config.
+ * @param {import('../../ipc/transport.js').Connection} conn
+ * @param {import('../../ipc/app-config.js').AppConfig} config
+ * @returns {Promise<import('../../ipc/methods.js').WorkerRow[]>} the new workers
+ */
+async function joinApp (conn, config) {
+  const { config: running } = await conn.request('app.describe', { target: config.name })
+  const differs = SAME_RUN.filter((key) => JSON.stringify(running[key]) !== JSON.stringify(config[key]))
+  if (differs.length > 0) throw new SupError('SUP_ERR_APP_FORCE_MISMATCH', { name: config.name, keys: differs.join(', ') })
+  const outcome = await conn.request('app.scale', { target: config.name, count: `+${config.instances}` })
+  if (outcome.outcome === 'aborted') throw new SupError('SUP_ERR_RELOAD_ABORTED', { op: `starting another copy of ${config.name}`, reason: outcome.reason })
+  const ids = new Set(outcome.started.map((/** @type {{ id: number }} */ w) => w.id))
+  /** @type {import('../../ipc/methods.js').WorkerRow[]} */
+  const rows = await conn.request('app.list')
+  return rows.filter((r) => ids.has(r.id))
 }
 
 /**
