@@ -24,6 +24,26 @@ import { listingForm } from './spawn-daemon.js'
  * @property {any[]} args the command's arguments, as commander parsed them (variadic ones as arrays)
  */
 
+const requireHere = createRequire(import.meta.url)
+
+/**
+ * A module of the CLI: require()d where Node takes ES modules that way (>= 20.19, 22.12), which
+ * loads a module and its imports synchronously and skips the ESM loader's per-file promises
+ * (docs/benchmarks.md); import()ed elsewhere.
+ * @param {string} specifier relative to this file
+ * @returns {Promise<any>}
+ */
+async function loadModule (specifier) {
+  if (process.features.require_module) {
+    try {
+      return requireHere(specifier)
+    } catch (err) {
+      if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'ERR_REQUIRE_ASYNC_MODULE') throw err
+    }
+  }
+  return import(specifier)
+}
+
 /**
  * Run the CLI; resolves with the exit code.
  * @param {string[]} argv user arguments (without node and the script)
@@ -35,7 +55,7 @@ export async function main (argv, io) {
   const listing = listingForm(argv)
   if (listing) {
     try {
-      const { run } = await import('./commands/ls.js')
+      const { run } = await loadModule('./commands/ls.js')
       return (await run({ paths: resolvePaths(io.env), io, opts: listing, args: [] })) ?? 0
     } catch (err) {
       return reportError(err, io)
@@ -53,7 +73,7 @@ export async function main (argv, io) {
     if (color === false) (await import('./format.js')).turnColorOff()
     const quiet = (silent || isSet(io.env.PM2_SILENT)) && !KEEP_OUTPUT_WHEN_SILENT.has(command.name())
     const ctx = { paths: resolvePaths(io.env), io: quiet ? silence(io) : io, opts: command.opts(), args: command.processedArgs }
-    const mod = await import(`./commands/${file}.js`)
+    const mod = await loadModule(`./commands/${file}.js`)
     exitCode = (await call(mod, ctx)) ?? 0
   }
 
@@ -86,18 +106,43 @@ export async function main (argv, io) {
       .action(action('act', (mod, ctx) => mod.run(verb, ctx.args[0], ctx)))
   }
   program.commands.find((c) => c.name() === 'delete')?.alias('del')
-  program.commands.find((c) => c.name() === 'restart')?.option('--update-env', 'start with the current shell environment instead of the one captured at start')
+  program.commands.find((c) => c.name() === 'restart')
+    ?.option('-a, --update-env', 'start with the current shell environment instead of the one captured at start')
+    .option('-n, --name <name>', 'rename the app (one app)')
+    .option('--env <name>', 'with a config file: apply env_<name>')
+    .option('--node-args <args>', 'new arguments for node (or the interpreter); "null" clears them')
+    .option('--interpreter-args <args>', 'alias of --node-args')
+    .option('--watch', 'turn watching on if it is off, off if it is on (PM2\'s toggle)')
 
   program.command('reload <targets...>')
     .description('replace workers one at a time without dropping a request: each new worker must be ready before an old one is drained and retired (cluster mode; fork mode restarts)')
     .option('--surge <n>', 'new workers started at once above the app\'s size (default 1)')
     .option('--parallel <n>', 'replace n workers at a time (= --surge n)')
     .option('--max-unavailable <n>', 'how many fewer ready workers than the app has are tolerated (default 0)')
-    .option('--update-env', 'new workers get the current shell environment')
+    .option('-a, --update-env', 'new workers get the current shell environment')
+    .option('-n, --name <name>', 'rename the app (one app)')
     .option('--env <name>', 'with a config file: apply env_<name>')
+    .option('--node-args <args>', 'new arguments for node (or the interpreter); "null" clears them')
+    .option('--interpreter-args <args>', 'alias of --node-args')
     .option('--only <names>', 'with a config file: only these apps (comma-separated)')
     .option('--json', 'print the outcome and workers as JSON')
     .action(action('reload', (mod, ctx) => mod.run(ctx.args[0], ctx)))
+
+  // PM2's verbs for a config file: start what is not running, restart or reload the rest.
+  program.command('startOrRestart <config>')
+    .description('start the apps of a config file that are not running, restart the others with the file\'s settings (= sup start <config>)')
+    .option('--env <name>', 'apply env_<name>')
+    .option('--only <names>', 'only these apps (comma-separated)')
+    .option('--json', 'print the workers as JSON')
+    .action(action('start', async (mod, ctx) => mod.run([await needConfig(ctx.args[0], 'startOrRestart')], [], ctx)))
+  for (const verb of ['startOrReload', 'startOrGracefulReload']) {
+    program.command(`${verb} <config>`)
+      .description('start the apps of a config file that are not running, reload the others with the file\'s settings (= sup reload <config>)')
+      .option('--env <name>', 'apply env_<name>')
+      .option('--only <names>', 'only these apps (comma-separated)')
+      .option('--json', 'print the outcome and workers as JSON')
+      .action(action('reload', async (mod, ctx) => mod.run([await needConfig(ctx.args[0], verb)], ctx)))
+  }
 
   program.command('scale <name> <count>')
     .description('set the number of workers: 4 sets it, +2 adds, -1 removes (the highest instances, drained like a reload)')
@@ -245,6 +290,19 @@ function addStartCommand (program, action, { declareStartOptions }, argv) {
       const { targets, args } = splitStartOperands(ctx.args[0], argv)
       return mod.run(targets, args, ctx)
     }))
+}
+
+/**
+ * startOrRestart and friends take a config file, as in PM2.
+ * @param {string} target
+ * @param {string} verb
+ */
+async function needConfig (target, verb) {
+  const { isConfigFile } = await import('./config/load-file.js')
+  if (!isConfigFile(target)) {
+    throw new SupError('SUP_ERR_CLI_USAGE', { reason: `${verb} takes a config file (ecosystem.config.js, *.json, *.yml), not "${target}"` })
+  }
+  return target
 }
 
 /**
