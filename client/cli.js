@@ -51,7 +51,8 @@ export async function main (argv, io) {
     const command = /** @type {Command} */ (args[args.length - 1])
     const { silent, color } = command.optsWithGlobals()
     if (color === false) (await import('./format.js')).turnColorOff()
-    const ctx = { paths: resolvePaths(io.env), io: silent || isSet(io.env.PM2_SILENT) ? silence(io) : io, opts: command.opts(), args: command.processedArgs }
+    const quiet = (silent || isSet(io.env.PM2_SILENT)) && !KEEP_OUTPUT_WHEN_SILENT.has(command.name())
+    const ctx = { paths: resolvePaths(io.env), io: quiet ? silence(io) : io, opts: command.opts(), args: command.processedArgs }
     const mod = await import(`./commands/${file}.js`)
     exitCode = (await call(mod, ctx)) ?? 0
   }
@@ -70,7 +71,7 @@ export async function main (argv, io) {
       outputError: (text, write) => write(`sup: ${text.replace(/^error: /, '').trimEnd()} (sup --help lists commands and flags)\n`)
     })
 
-  addStartCommand(program, action, await import('./config/start-options.js'))
+  addStartCommand(program, action, await import('./config/start-options.js'), argv)
 
   for (const [verb, description] of /** @type {const} */ ([
     ['stop', 'stop workers (the ladder: SIGINT or a shutdown message, then SIGKILL after kill_timeout)'],
@@ -103,7 +104,7 @@ export async function main (argv, io) {
     .option('--json', 'print the outcome as JSON')
     .action(action('scale', (mod, ctx) => mod.run(ctx.args[0], ctx.args[1], ctx)))
 
-  program.command('ls').aliases(['list', 'status'])
+  program.command('ls').aliases(['list', 'status', 'l', 'ps'])
     .description('list every worker: id, name, mode, pid, status, restarts, uptime, cpu, mem')
     .option('--json', 'print a JSON array, one object per worker')
     .option('-w, --watch', 'refresh every second until Ctrl-C (in place in a terminal)')
@@ -204,6 +205,11 @@ export async function main (argv, io) {
     .description('save, stop every app and the daemon, start a daemon of this sup version, resurrect the apps')
     .action(action('update', (mod, ctx) => mod.run(ctx)))
 
+  program.command('init [mode]').alias('ecosystem')
+    .description('write a sample ./ecosystem.config.js (mode "simple": one app, name and script only)')
+    .option('-f, --force', 'write over an ecosystem.config.js already there')
+    .action(action('init', (mod, ctx) => mod.run(ctx.args[0], ctx)))
+
   // PM2's module settings (pm2 set pm2-logrotate:max_size 10M) have no store to write to in sup.
   for (const [verb, usage] of [['set', 'set [key] [value]'], ['unset', 'unset <key>'], ['multiset', 'multiset <pairs>'], ['get', 'get [key]'], ['conf', 'conf [key] [value]'], ['config', 'config <key> [value]']]) {
     program.command(usage)
@@ -223,14 +229,46 @@ export async function main (argv, io) {
  * @param {Command} program
  * @param {(file: string, call: (mod: any, ctx: CommandContext) => Promise<number | void>) => (...args: any[]) => Promise<void>} action
  * @param {typeof import('./config/start-options.js')} startOptions the option table, loaded only when commander is
+ * @param {string[]} argv the user's words, to tell the scripts from their arguments
  */
-function addStartCommand (program, action, { declareStartOptions }) {
-  const start = program.command('start <script|config> [args...]')
-    .description('start a script (node, or any interpreter) or the apps of an ecosystem config file; script args go after --')
+function addStartCommand (program, action, { declareStartOptions }, argv) {
+  const start = program.command('start [targets...]')
+    .usage('[script|config|-]... [options] [-- script args]')
+    .description('start scripts (node, or any interpreter) or the apps of ecosystem config files ("-": a config on stdin; none: ecosystem.config.js); script args go after --')
   declareStartOptions(start)
-  start.option('--json', 'print the started workers as JSON')
-    .action(action('start', (mod, ctx) => mod.run(ctx.args[0], ctx.args[1], ctx)))
+  for (const flag of PM2_NO_OPS) start.option(flag, 'PM2\'s, accepted: sup has nothing of the kind to turn off')
+  start.option('-f, --force', 'start another copy of an app that already exists: the new workers join it (same script and options)')
+    .option('--json', 'print the started workers as JSON')
+    .action(action('start', (mod, ctx) => {
+      const { targets, args } = splitStartOperands(ctx.args[0], argv)
+      return mod.run(targets, args, ctx)
+    }))
 }
+
+/**
+ * PM2's reading of `start a.js b.js -- x y`: every word before `--` is something to start,
+ * the words after it are the scripts' arguments. Commander hands both over as one list.
+ * @param {string[]} operands
+ * @param {string[]} argv
+ */
+export function splitStartOperands (operands, argv) {
+  const dash = argv.indexOf('--')
+  const after = dash === -1 ? 0 : argv.length - dash - 1
+  return { targets: operands.slice(0, operands.length - after), args: operands.slice(operands.length - after) }
+}
+
+/**
+ * -s/PM2_SILENT hushes messages, not the data a command exists to print: PM2 too still
+ * streams `pm2 logs` lines and prints `jlist`/`prettylist` (process.stdout, not console).
+ */
+const KEEP_OUTPUT_WHEN_SILENT = new Set(['logs', 'jlist', 'prettylist'])
+
+/**
+ * PM2's start flags that turn off what sup never does (git metadata, the @pm2/io agent,
+ * Keymetrics automation and tracing, source-map-support injection): accepted so that PM2
+ * command lines keep working, and they change nothing.
+ */
+export const PM2_NO_OPS = ['--no-vizion', '--no-pmx', '--no-automation', '--disable-trace', '--disable-source-map-support']
 
 /**
  * A PM2_* switch is on when set to anything but "" or "false".

@@ -26,7 +26,7 @@ let earlyStart = null
 export function listingForm (argv) {
   const [verb, flag, ...rest] = argv
   if (rest.length > 0) return null
-  if (['ls', 'list', 'status'].includes(verb) && (flag === undefined || flag === '--json')) return { json: flag === '--json' }
+  if (['ls', 'list', 'status', 'l', 'ps'].includes(verb) && (flag === undefined || flag === '--json')) return { json: flag === '--json' }
   if (verb === 'jlist' && flag === undefined) return { json: true }
   return null
 }

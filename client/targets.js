@@ -5,17 +5,21 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { SupError } from '../ipc/errors.js'
-import { appName, isConfigFile, loadConfigFile, selectApps } from './config/load-file.js'
+import { STDIN_LABEL, appName, isConfigFile, loadConfigFile, loadConfigText, selectApps } from './config/load-file.js'
+import { readStdin } from './stdin.js'
 
 /**
- * @param {string[]} targets names, ids, "all" or config files
- * @param {{ cwd: string, only?: string }} options
+ * @param {string[]} targets names, ids, "all", config files, or "-": a config on stdin (PM2's `delete -`)
+ * @param {{ cwd: string, only?: string, stdin?: () => Promise<string> }} options
  * @returns {Promise<string[]>}
  */
-export async function expandTargets (targets, { cwd, only }) {
+export async function expandTargets (targets, { cwd, only, stdin = readStdin }) {
   const expanded = []
   for (const target of targets) {
-    if (isConfigFile(target) && existsSync(resolve(cwd, target))) {
+    if (target === '-') {
+      const apps = await loadConfigText(await stdin())
+      expanded.push(...(only ? selectApps(apps, only, STDIN_LABEL) : apps).map(appName))
+    } else if (isConfigFile(target) && existsSync(resolve(cwd, target))) {
       const { file, apps } = await loadConfigFile(target, cwd)
       const selected = only ? selectApps(apps, only, file) : apps
       expanded.push(...selected.map(appName))

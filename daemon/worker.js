@@ -204,6 +204,7 @@ export class Worker extends EventEmitter {
     return {
       id: this.id,
       name: this.app.config.name,
+      namespace: this.app.config.namespace ?? 'default',
       instance: this.instance,
       pid: state.pid,
       status: state.status,

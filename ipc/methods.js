@@ -9,6 +9,7 @@ import { APP_CONFIG_SCHEMA } from './app-config.js'
  * @typedef {object} WorkerRow one line of `sup ls --json` (design §10)
  * @property {number} id
  * @property {string} name
+ * @property {string} namespace the app's namespace ("default" unless set)
  * @property {number} instance
  * @property {number | null} pid
  * @property {'starting' | 'online' | 'stopping' | 'stopped' | 'waiting' | 'errored'} status

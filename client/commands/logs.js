@@ -34,7 +34,7 @@ export async function run (target, { paths, io, opts }) {
         else if (!seen.has(key(entry))) print(entry)
       }
     })
-    await conn.request('subscribe', { topics: ['log'], apps: target && target !== 'all' ? [target] : [] })
+    await conn.request('subscribe', { topics: ['log'], apps: await followedApps(conn, target) })
   }
   const past = await conn.request('logs.tail', { target: target ?? null, lines, stream })
   for (const entry of past) print(entry)
@@ -52,6 +52,23 @@ export async function run (target, { paths, io, opts }) {
   })
   if (code === CLOSE_SLOW_SUBSCRIBER) throw new SupError('SUP_ERR_IPC_SUBSCRIBER_TOO_SLOW')
   return 0
+}
+
+/**
+ * What to subscribe to: the daemon passes on the lines of the apps (or worker ids) named, so a
+ * namespace (`sup logs jobs`, as PM2's `pm2 logs <namespace>`) stands for its apps' names.
+ * @param {import('../../ipc/transport.js').Connection} conn
+ * @param {string | undefined} target
+ * @returns {Promise<string[]>} empty: every app
+ */
+async function followedApps (conn, target) {
+  if (!target || target === 'all') return []
+  if (targetIsId(target)) return [target]
+  /** @type {import('../../ipc/methods.js').WorkerRow[]} */
+  const rows = await conn.request('app.list')
+  if (rows.some((r) => r.name === target)) return [target]
+  const inNamespace = [...new Set(rows.filter((r) => r.namespace === target).map((r) => r.name))]
+  return inNamespace.length > 0 ? inNamespace : [target]
 }
 
 /** @param {string | undefined} target */

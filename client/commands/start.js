@@ -1,5 +1,5 @@
 // @ts-check
-// sup start <script|config>: normalise the apps here (paths resolve against the caller's
+// sup start <script|config|-...>: normalise the apps here (paths resolve against the caller's
 // cwd), then hand them to the daemon and report each worker as it comes up.
 import { parseBalance } from '../../ipc/balance.js'
 import { SupError } from '../../ipc/errors.js'
@@ -8,21 +8,27 @@ import { connectDaemon } from '../daemon.js'
 import { paintStatus, renderLogWarnings, renderWorkers } from '../format.js'
 import { stringEnv } from '../shell-env.js'
 
+/** What `sup start` with no target starts, as PM2's `pm2 start` does. */
+export const DEFAULT_CONFIG = 'ecosystem.config.js'
+
 /**
- * @param {string} target
- * @param {string[]} args
+ * @param {string[]} targets scripts, config files or "-" (a config on stdin), each started as
+ *   PM2 starts several (`pm2 start a.js b.js`); none: ecosystem.config.js
+ * @param {string[]} args the scripts' arguments (after --), given to every script
  * @param {import('../cli.js').CommandContext} ctx
  */
-export async function run (target, args, { paths, io, opts }) {
+export async function run (targets, args, { paths, io, opts }) {
   const balance = wantedBalance(opts, io.env)
-  const configs = await buildConfigs(target, args, opts, io.cwd)
+  const configs = await buildAll(targets.length > 0 ? targets : [DEFAULT_CONFIG], args, opts, io.cwd)
   const conn = await connectDaemon(paths, { start: true, daemonEnv: balance ? { SUP_BALANCE: balance } : {} })
   try {
     if (balance) await checkBalance(conn, balance)
+    const { fresh, joining } = opts.force ? await splitForced(conn, configs) : { fresh: configs, joining: [] }
     if (!opts.json) {
-      for (const config of configs) {
+      for (const config of fresh) {
         io.out(`starting ${config.name} (${config.exec_mode} mode, ${config.instances} worker${config.instances > 1 ? 's' : ''})`)
       }
+      for (const config of joining) io.out(`starting another copy of ${config.name} (-f): ${config.instances} more worker${config.instances > 1 ? 's' : ''}`)
       // Rows also change for other reasons (a log file failing): print state changes only.
       /** @type {Map<number, string>} */
       const shown = new Map()
@@ -36,7 +42,8 @@ export async function run (target, args, { paths, io, opts }) {
       await conn.request('subscribe', { topics: ['app.state'], apps: configs.map((c) => c.name) })
     }
     /** @type {import('../../ipc/methods.js').WorkerRow[]} */
-    const rows = await conn.request('app.start', { apps: configs, shellEnv: stringEnv(io.env) })
+    const rows = fresh.length > 0 ? await conn.request('app.start', { apps: fresh, shellEnv: stringEnv(io.env) }) : []
+    for (const config of joining) rows.push(...await joinApp(conn, config))
     if (opts.json) io.out(JSON.stringify(rows))
     else io.out([renderWorkers(rows), ...renderLogWarnings(rows)].join('\n'))
     // an app with autostart: false is meant to be stopped
@@ -62,6 +69,74 @@ export async function run (target, args, { paths, io, opts }) {
   } finally {
     await conn.close()
   }
+}
+
+/**
+ * Every target's apps, in order; two with one name are refused before anything starts.
+ * @param {string[]} targets
+ * @param {string[]} args
+ * @param {Record<string, any>} opts
+ * @param {string} cwd
+ */
+async function buildAll (targets, args, opts, cwd) {
+  const configs = []
+  for (const target of targets) configs.push(...await buildConfigs(target, args, opts, cwd))
+  if (!opts.force) {
+    const seen = new Set()
+    for (const { name } of configs) {
+      if (seen.has(name)) throw new SupError('SUP_ERR_APP_ALREADY_EXISTS', { name })
+      seen.add(name)
+    }
+  }
+  return configs
+}
+
+/**
+ * -f/--force: the apps whose name already runs get more workers (PM2 starts a second copy of
+ * the script under the same name); the others start as new apps.
+ * @param {import('../../ipc/transport.js').Connection} conn
+ * @param {import('../../ipc/app-config.js').AppConfig[]} configs
+ */
+async function splitForced (conn, configs) {
+  /** @type {import('../../ipc/methods.js').WorkerRow[]} */
+  const rows = await conn.request('app.list')
+  const running = new Set(rows.map((r) => r.name))
+  /** @type {typeof configs} */
+  const fresh = []
+  /** @type {typeof configs} */
+  const joining = []
+  for (const config of configs) {
+    if (running.has(config.name)) {
+      joining.push(config)
+    } else {
+      fresh.push(config)
+      // the same name twice in one forced start: the second copy joins the first
+      running.add(config.name)
+    }
+  }
+  return { fresh, joining }
+}
+
+/** What must be the same for a forced copy to join an app: what its workers run. */
+const SAME_RUN = /** @type {const} */ (['script', 'args', 'cwd', 'interpreter', 'interpreter_args', 'env'])
+
+/**
+ * Add a forced copy's workers to the app of its name, which runs them with its own config;
+ * a copy that would run something else is refused, since one app has one config.
+ * @param {import('../../ipc/transport.js').Connection} conn
+ * @param {import('../../ipc/app-config.js').AppConfig} config
+ * @returns {Promise<import('../../ipc/methods.js').WorkerRow[]>} the new workers
+ */
+async function joinApp (conn, config) {
+  const { config: running } = await conn.request('app.describe', { target: config.name })
+  const differs = SAME_RUN.filter((key) => JSON.stringify(running[key]) !== JSON.stringify(config[key]))
+  if (differs.length > 0) throw new SupError('SUP_ERR_APP_FORCE_MISMATCH', { name: config.name, keys: differs.join(', ') })
+  const outcome = await conn.request('app.scale', { target: config.name, count: `+${config.instances}` })
+  if (outcome.outcome === 'aborted') throw new SupError('SUP_ERR_RELOAD_ABORTED', { op: `starting another copy of ${config.name}`, reason: outcome.reason })
+  const ids = new Set(outcome.started.map((/** @type {{ id: number }} */ w) => w.id))
+  /** @type {import('../../ipc/methods.js').WorkerRow[]} */
+  const rows = await conn.request('app.list')
+  return rows.filter((r) => ids.has(r.id))
 }
 
 /**

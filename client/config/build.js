@@ -4,19 +4,27 @@
 // against the caller's cwd, or the config file's folder.
 import { availableParallelism } from 'node:os'
 import { dirname } from 'node:path'
-import { isConfigFile, loadConfigFile, selectApps } from './load-file.js'
+import { readStdin } from '../stdin.js'
+import { STDIN_LABEL, isConfigFile, loadConfigFile, loadConfigText, selectApps } from './load-file.js'
 import { normalizeApp } from './normalize.js'
 import { appEntryFromFlags } from './start-options.js'
 
 /**
- * @param {string} target a script, or a config file
+ * @param {string} target a script, a config file, or "-": a config on stdin (PM2's `start -`)
  * @param {string[]} args the script's arguments
  * @param {Record<string, any>} opts the parsed start options (client/config/start-options.js)
  * @param {string} cwd
+ * @param {{ stdin?: () => Promise<string> }} [io] where "-" reads from (tests pass text)
  * @returns {Promise<import('../../ipc/app-config.js').AppConfig[]>}
  */
-export async function buildConfigs (target, args, opts, cwd) {
+export async function buildConfigs (target, args, opts, cwd, { stdin = readStdin } = {}) {
   const cpus = availableParallelism()
+  if (target === '-') {
+    const apps = await loadConfigText(await stdin(), { envName: opts.env })
+    const selected = opts.only ? selectApps(apps, opts.only, STDIN_LABEL) : apps
+    // a piped config has no folder of its own: its paths are the caller's
+    return selected.map((raw) => normalizeApp(raw, { cwd, envName: opts.env, cpus, source: null }))
+  }
   if (isConfigFile(target)) {
     const { file, apps } = await loadConfigFile(target, cwd, { envName: opts.env })
     const selected = opts.only ? selectApps(apps, opts.only, file) : apps

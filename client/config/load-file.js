@@ -33,10 +33,33 @@ export async function loadConfigFile (file, cwd, { envName } = {}) {
   const exported = ext === '.json'
     ? await readJson(abs)
     : ext === '.yml' || ext === '.yaml' ? await readYaml(abs) : await importJs(abs)
+  return { file: abs, apps: appsOf(exported, abs, envName) }
+}
+
+/** What `sup start -` reads a config from: it has no file, so messages name it thus. */
+export const STDIN_LABEL = 'on stdin'
+
+/**
+ * PM2's `pm2 start -`: a config piped in (`cat apps.json | sup start -`), read as a .json file
+ * is (JSON5); relative paths in it resolve against the caller's cwd.
+ * @param {string} text
+ * @param {{ envName?: string }} [options]
+ * @returns {Promise<Record<string, unknown>[]>} raw app entries
+ */
+export async function loadConfigText (text, { envName } = {}) {
+  return appsOf(await parseJson5(text, STDIN_LABEL), STDIN_LABEL, envName)
+}
+
+/**
+ * @param {unknown} exported what a config file exports
+ * @param {string} file named in errors
+ * @param {string | undefined} envName
+ */
+function appsOf (exported, file, envName) {
   const apps = extractApps(exported)
-  if (apps.length === 0) throw new SupError('SUP_ERR_CONFIG_FILE_NO_APPS', { file: abs })
+  if (apps.length === 0) throw new SupError('SUP_ERR_CONFIG_FILE_NO_APPS', { file })
   const deployEnv = envName ? deployEnvOf(exported, envName) : null
-  return { file: abs, apps: deployEnv ? apps.map((app) => withDeployEnv(app, deployEnv)) : apps }
+  return deployEnv ? apps.map((app) => withDeployEnv(app, deployEnv)) : apps
 }
 
 /**
@@ -116,7 +139,15 @@ function extractApps (exported) {
  * @param {string} file
  */
 async function readJson (file) {
-  const text = fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, '')
+  return parseJson5(fs.readFileSync(file, 'utf8'), file)
+}
+
+/**
+ * @param {string} raw
+ * @param {string} file named in errors
+ */
+async function parseJson5 (raw, file) {
+  const text = raw.replace(/^\uFEFF/, '')
   // loaded on demand, like yaml: only `sup start <file>.json` needs it
   const { default: JSON5 } = await import('json5')
   try {

@@ -29,6 +29,7 @@ export const START_OPTIONS = [
   { flags: '--interpreter <cmd>', key: 'interpreter', help: 'run the script with this (python3, bash, none, ...); picked from the extension or shebang otherwise' },
   { flags: '--node-args <args>', key: 'interpreter_args', aliases: ['--interpreter-args'], help: 'arguments for node (or the interpreter), e.g. "--max-old-space-size=512"' },
   { flags: '--cwd <dir>', key: 'cwd', help: 'working directory of the app' },
+  { flags: '--namespace <ns>', key: 'namespace', help: 'put the app in this namespace (a target for all its apps; default "default")' },
   { flags: '--env <name>', key: null, help: 'with a config file: apply env_<name>' },
   { flags: '--only <names>', key: null, help: 'with a config file: only these apps (comma-separated)' },
   { flags: '--wait-ready', key: 'wait_ready', help: 'the app is ready when it calls process.send("ready")' },
@@ -43,8 +44,9 @@ export const START_OPTIONS = [
   { flags: '--exp-backoff-restart-delay <ms>', key: 'exp_backoff_restart_delay', help: 'exponential backoff starting at this delay (x1.5, capped at 15 s)' },
   // A lone --no-x flag defaults to true in commander: only an explicit false is a setting.
   { flags: '--no-autorestart', key: 'autorestart', parse: (v) => v === false ? false : undefined, help: 'do not restart workers that exit' },
+  { flags: '--no-autostart', key: 'autostart', parse: (v) => v === false ? false : undefined, help: 'register the app with its workers stopped (sup restart starts them)' },
   { flags: '--stop-exit-codes <codes>', key: 'stop_exit_codes', parse: (v) => String(v).split(',').map((c) => Number(c.trim())), help: 'exit codes that mean "done, do not restart" (comma-separated)' },
-  { flags: '--cron-restart <expr>', key: 'cron_restart', aliases: ['--cron'], help: 'restart on a cron schedule, e.g. "0 3 * * *" (6 fields: seconds first)' },
+  { flags: '-c, --cron-restart <expr>', key: 'cron_restart', aliases: ['--cron'], help: 'restart on a cron schedule, e.g. "0 3 * * *" (6 fields: seconds first)' },
   { flags: '--watch [paths]', key: 'watch', help: 'restart when files change: in the cwd, or in these paths (comma-separated)' },
   { flags: '--ignore-watch <paths>', key: 'ignore_watch', help: 'globs or paths not to watch (comma- or space-separated); node_modules and .git never are' },
   { flags: '--watch-delay <ms>', key: 'watch_delay', help: 'quiet time after the last change before restarting (default 1000)' },
@@ -60,6 +62,7 @@ export const START_OPTIONS = [
   // Declared with its --no- twin, so unset stays undefined (the daemon's default applies).
   { flags: '--log-compress', key: 'log_compress', help: 'gzip rotated log files' },
   { flags: '--no-log-compress', key: 'log_compress', help: 'do not gzip rotated log files, whatever the daemon\'s default' },
+  { flags: '-p, --pid <file>', key: 'pid_file', help: 'write each worker\'s pid to a file of its own: app.pid -> app-<id>.pid (PM2\'s naming), removed when it exits' },
   { flags: '--instance-var <name>', key: 'instance_var', help: 'env var holding the instance number (default NODE_APP_INSTANCE)' },
   { flags: '--increment-var <name>', key: 'increment_var', help: 'env var incremented per instance, e.g. PORT' },
   { flags: '--balance <rr|os>', key: null, help: 'cluster connections: "rr" (the daemon hands them out round-robin, default) or "os" (workers accept them); fixed when the daemon starts' }

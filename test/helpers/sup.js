@@ -36,11 +36,12 @@ export function useSupHome (t) {
   /**
    * Run the CLI.
    * @param {string[]} args
-   * @param {{ cwd?: string, env?: Record<string, string>, timeout?: number }} [options]
+   * @param {{ cwd?: string, env?: Record<string, string>, timeout?: number, input?: string }} [options]
+   *   input: written to the CLI's stdin, then closed
    * @returns {Promise<RunResult>}
    */
   const sup = (args, options = {}) => new Promise((resolve) => {
-    execFile(process.execPath, [SUP_BIN, ...args], {
+    const child = execFile(process.execPath, [SUP_BIN, ...args], {
       cwd: options.cwd ?? ROOT,
       env: { ...env, ...options.env },
       timeout: options.timeout ?? 30_000
@@ -48,6 +49,7 @@ export function useSupHome (t) {
       const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0
       resolve({ code, stdout, stderr })
     })
+    if (options.input !== undefined) child.stdin?.end(options.input)
   })
 
   /** `sup ls --json`, parsed. @returns {Promise<import('../../ipc/methods.js').WorkerRow[]>} */

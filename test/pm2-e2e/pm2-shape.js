@@ -8,6 +8,9 @@ import util from 'node:util'
 import { connectDaemon } from '../../client/daemon.js'
 import { resolvePaths } from '../../ipc/paths.js'
 
+/** sup's status words as PM2 spells the same states (its constants.js); the rest are the same. */
+const PM2_STATUS = /** @type {Record<string, string>} */ ({ starting: 'launching', waiting: 'waiting restart' })
+
 const mode = process.argv[2] === 'jlist' ? 'jlist' : 'prettylist'
 const list = await collect()
 process.stdout.write(mode === 'jlist' ? JSON.stringify(list) : util.inspect(list, false, null, false))
@@ -68,11 +71,12 @@ function toPm2 (row, app) {
       merge_logs: config.merge_logs,
       log_date_format: config.log_date_format,
       max_memory_restart: config.max_memory_restart,
-      status: row.status,
+      status: PM2_STATUS[row.status] ?? row.status,
       pm_uptime: Date.now() - row.uptime,
       restart_time: row.restarts,
       unstable_restarts: row.unstable_restarts,
       pm_id: row.id,
+      namespace: row.namespace,
       env
     },
     pm_id: row.id,

@@ -157,10 +157,14 @@ async function runScript (script) {
     timedOut = true
     killGroup(/** @type {number} */ (child.pid))
   }, SCRIPT_TIMEOUT_MS)
+  const closed = new Promise((resolve) => child.on('close', resolve))
+  // The script's end is its exit, not the end of its output: what it left in the background
+  // (log-namespace.sh leaves `pm2 logs` running) holds the pipes open until it is killed.
   /** @type {number | null} */
-  const code = await new Promise((resolve) => child.on('close', (status) => resolve(status)))
+  const code = await new Promise((resolve) => child.on('exit', (status) => resolve(status)))
   clearTimeout(timer)
   killGroup(/** @type {number} */ (child.pid))
+  await closed
   spawnSync(process.execPath, [path.join(ROOT, 'bin', 'sup.js'), 'kill'], { env, stdio: 'ignore', timeout: 30_000 })
   fs.writeFileSync(logFile, output)
   const lines = output.split('\n')

@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { isConfigFile, loadConfigFile, selectApps } from '../../../../client/config/load-file.js'
+import { isConfigFile, loadConfigFile, loadConfigText, selectApps } from '../../../../client/config/load-file.js'
 
 /** @type {string} */
 let dir
@@ -210,4 +210,31 @@ describe('selectApps', () => {
       return true
     })
   })
+})
+
+describe('loadConfigText (sup start -)', () => {
+  /** @type {[string, unknown[]][]} */
+  const cases = [
+    ['{ "apps": [{ "name": "a", "script": "a.js" }] }', [{ name: 'a', script: 'a.js' }]],
+    ['[{ name: "a", script: "a.js" }, { script: "b.js" },] // JSON5, as a .json file', [{ name: 'a', script: 'a.js' }, { script: 'b.js' }]],
+    ['\uFEFF{ "script": "one.js" }\n', [{ script: 'one.js' }]]
+  ]
+  for (const [text, apps] of cases) {
+    test(JSON.stringify(text), async () => {
+      assert.deepEqual(await loadConfigText(text), apps)
+    })
+  }
+  test('deploy.<env>.env with an env name', async () => {
+    const text = JSON.stringify({ apps: [{ script: 'a.js', env: { A: '1' } }], deploy: { production: { env: { D: '2' } } } })
+    assert.deepEqual(await loadConfigText(text, { envName: 'production' }), [{ script: 'a.js', env: { D: '2', A: '1' } }])
+  })
+  for (const [text, code] of [['{ apps: [', 'SUP_ERR_CONFIG_FILE_SYNTAX'], ['', 'SUP_ERR_CONFIG_FILE_SYNTAX'], ['{ "apps": [] }', 'SUP_ERR_CONFIG_FILE_NO_APPS']]) {
+    test(`${JSON.stringify(text)} -> ${code}, naming stdin`, async () => {
+      await assert.rejects(loadConfigText(text), (err) => {
+        assert.equal(/** @type {any} */ (err).code, code)
+        assert.match(/** @type {Error} */ (err).message, /^config file on stdin/)
+        return true
+      })
+    })
+  }
 })
