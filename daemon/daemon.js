@@ -5,6 +5,7 @@
 import { mkdirSync, readFileSync } from 'node:fs'
 import { balanceFromEnv } from '../ipc/balance.js'
 import { resolvePaths } from '../ipc/paths.js'
+import { guardHome } from './home-guard.js'
 import { acquireLock } from './lock.js'
 import { readLogDefaults } from './logs/defaults.js'
 import { MetricsEndpoint } from './metrics/endpoint.js'
@@ -38,9 +39,10 @@ export const { version } = JSON.parse(readFileSync(new URL('../package.json', im
  * @param {boolean} options.persist keep dump.json and recover from it (off for sup-runtime,
  *   whose apps come from its command line every time)
  * @param {(reason: string) => void} options.onKill what `sup kill` does: shut down, then exit
+ * @param {() => void} [options.reopenLog] reopen daemon.log at its path (after SUP_HOME was deleted)
  * @returns {Promise<Daemon>}
  */
-export async function openDaemon ({ env, argv = [], logger, persist, onKill }) {
+export async function openDaemon ({ env, argv = [], logger, persist, onKill, reopenLog }) {
   const paths = resolvePaths(env)
   mkdirSync(paths.home, { recursive: true, mode: 0o700 })
   mkdirSync(paths.logs, { recursive: true, mode: 0o700 })
@@ -93,6 +95,19 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill }) {
   sampler.on('sample', (worker) => server.publish('metrics', metricsEvent(worker)))
   guardMemory({ sampler, logger, replace: (worker) => supervisor.replaceWorker(worker) })
   sampler.start()
+  const stopGuard = guardHome({
+    paths,
+    logger,
+    socketIno: () => server.socketIno(),
+    restore: async () => {
+      reopenLog?.()
+      // Throws SUP_ERR_DAEMON_ALREADY_RUNNING when a second daemon took the empty home first.
+      acquireLock(paths.pidFile, paths.home)
+      await server.rebind()
+      await supervisor.logging.files.reopenAll()
+      persistence?.schedule()
+    }
+  })
   if (metrics) {
     // A port that cannot be opened is logged, not fatal: supervising matters more than exporting.
     await endpoint.open(metrics).catch((err) => logger.error({ err }, 'cannot open the metrics endpoint'))
@@ -103,6 +118,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill }) {
   const shutdown = (/** @type {string} */ reason) => {
     stopping ??= (async () => {
       logger.info({ reason }, 'daemon stopping')
+      stopGuard()
       sampler.stop()
       await endpoint.close()
       await ready

@@ -2,9 +2,11 @@
 // The detached daemon's entry point. Started by the CLI (own session, stdout/stderr to
 // daemon.log, an IPC channel for its first word: ipc/daemon-handshake.js), or in the
 // foreground by hand.
+import { fstatSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { failedWord, readyWord } from '../ipc/daemon-handshake.js'
 import { toSupError } from '../ipc/errors.js'
+import { resolvePaths } from '../ipc/paths.js'
 import { openDaemon, survivePanics } from './daemon.js'
 
 // CommonJS dependencies are require()d: an ESM import of them starts Node's CJS export
@@ -18,7 +20,14 @@ const notify = (message) => {
   process.send(message, undefined, {}, () => process.disconnect?.())
 }
 
-const logger = pino({ base: { pid: process.pid } })
+const { daemonLog } = resolvePaths(process.env)
+// Started by the CLI, stdout is daemon.log: log to it by path instead, so the log can be
+// reopened if SUP_HOME is deleted under the daemon (daemon/home-guard.js). By hand, stdout.
+const destination = isFile(1, daemonLog) ? pino.destination({ dest: daemonLog, append: true, sync: true, mode: 0o600 }) : undefined
+// A line that cannot be written (disk full) is lost, never an exception: the daemon must not
+// die of its own log. SonicBoom retries with the next line.
+destination?.on('error', () => {})
+const logger = pino({ base: { pid: process.pid } }, destination)
 /** @type {import('./daemon.js').Daemon | null} */
 let daemon = null
 const stop = async (/** @type {string} */ reason) => {
@@ -28,7 +37,7 @@ const stop = async (/** @type {string} */ reason) => {
 }
 
 try {
-  daemon = await openDaemon({ env: process.env, argv: process.argv.slice(2), logger, persist: true, onKill: stop })
+  daemon = await openDaemon({ env: process.env, argv: process.argv.slice(2), logger, persist: true, onKill: stop, reopenLog: () => destination?.reopen() })
 } catch (err) {
   const supErr = toSupError(err)
   notify(failedWord(supErr))
@@ -45,4 +54,18 @@ if (daemon) {
   process.on('SIGHUP', () => logger.info('SIGHUP ignored'))
   survivePanics(logger)
   notify(readyWord(process.pid))
+}
+
+/**
+ * @param {number} fd
+ * @param {string} path
+ */
+function isFile (fd, path) {
+  try {
+    const a = fstatSync(fd)
+    const b = statSync(path)
+    return a.ino === b.ino && a.dev === b.dev
+  } catch {
+    return false
+  }
 }

@@ -1,7 +1,7 @@
 // @ts-check
 // The daemon's socket: ws over a unix socket (design §5). Every request is decoded and
 // validated before a handler sees it; every failure goes back as a coded error.
-import { chmod, unlink } from 'node:fs/promises'
+import { chmod, stat, unlink } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import { createRequire } from 'node:module'
 import { SupError, toSupError } from '../ipc/errors.js'
@@ -141,25 +141,46 @@ export async function startServer ({ socketPath, logger, context }) {
     }
   }
 
-  await unlink(socketPath).catch(() => {})
-  await new Promise((resolve, reject) => {
-    http.once('error', reject)
-    // The socket is created 0600, never for a moment open to other users: bind() happens
-    // inside listen(), under this umask (the chmod after it is for umask-less platforms).
-    const umask = process.umask(0o177)
-    try {
-      http.listen(socketPath, () => {
-        http.off('error', reject)
-        resolve(undefined)
-      })
-    } finally {
-      process.umask(umask)
-    }
-  })
-  await chmod(socketPath, 0o600)
+  /** Bind the socket at its path; the inode tells later whether the file is still ours. */
+  const bind = async () => {
+    await unlink(socketPath).catch(() => {})
+    await new Promise((resolve, reject) => {
+      http.once('error', reject)
+      // The socket is created 0600, never for a moment open to other users: bind() happens
+      // inside listen(), under this umask (the chmod after it is for umask-less platforms).
+      const umask = process.umask(0o177)
+      try {
+        http.listen(socketPath, () => {
+          http.off('error', reject)
+          resolve(undefined)
+        })
+      } finally {
+        process.umask(umask)
+      }
+    })
+    await chmod(socketPath, 0o600)
+    socketIno = (await stat(socketPath)).ino
+  }
+  /** @type {number | null} */
+  let socketIno = null
+  await bind()
 
   return {
     publish,
+    /** The inode of the socket file this daemon listens on. */
+    socketIno: () => socketIno,
+    /**
+     * Listen again at the socket's path, after the file was deleted (daemon/home-guard.js).
+     * Connected clients keep their connections; new ones reach the new file.
+     */
+    async rebind () {
+      await new Promise((resolve) => {
+        http.close(() => resolve(undefined))
+        // close() waits for every connection to end; the listening handle is gone at once.
+        setImmediate(resolve)
+      })
+      await bind()
+    },
     /** Close every connection and the socket. */
     async close () {
       for (const ws of wss.clients) ws.close(1001, 'daemon shutting down')

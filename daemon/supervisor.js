@@ -279,6 +279,8 @@ export class Supervisor extends EventEmitter {
     for (const worker of workers) worker.dispatch({ type: 'stop' })
     // Shutting down goes on past the deadline: the logs still get closed, the dump written.
     await settle(workers, isStopped).catch(tolerateTimeout)
+    // What the workers left behind is killed before the daemon exits, not after.
+    await Promise.all(workers.map((worker) => worker.reaped()))
     await Promise.all([...this.apps.values()].map((app) => app.logs.close()))
   }
 

@@ -7,7 +7,11 @@ import { STATUS, initialState, isRunning, transition } from './lifecycle.js'
 import { readAgentReport } from './metrics/agent-report.js'
 import { emptyUsage } from './metrics/sampler.js'
 import { REAL_EFFECTS } from './app/effects.js'
+import { TOKEN_VAR } from './process-tree.js'
 import { buildWorkerEnv, usesAgent } from './spawn-worker.js'
+
+/** Processes started by this daemon, for the tokens. */
+let spawnCount = 0
 
 /**
  * @typedef {object} AppRuntime what a worker needs of its app
@@ -44,6 +48,12 @@ export class Worker extends EventEmitter {
     /** Descendants recorded when a stop began, killed if they outlive the worker. */
     /** @type {import('./process-tree.js').ProcInfo[]} */
     this.tree = []
+    /** @type {Set<Promise<void>>} reaps under way (reapOrphans) */
+    this.reaping = new Set()
+    /** @type {Promise<string | null>} that process's start time (ticks since boot), when known */
+    this.startTime = Promise.resolve(null)
+    /** @type {string | null} the SUP_WORKER_TOKEN of the process last started */
+    this.token = null
     /** Filled by the metrics sampler (daemon/metrics/sampler.js); `ls` only ever reads it. */
     this.usage = emptyUsage()
     /** The agent's latest report (node workers). @type {import('./metrics/sampler.js').AgentSnapshot | null} */
@@ -95,7 +105,7 @@ export class Worker extends EventEmitter {
       // The async ones report their own failures; the lifecycle moves on through events.
       case 'graceful-stop': this.stopGracefully(this.proc); break
       case 'kill-tree': this.killTree(this.proc); break
-      case 'reap-orphans': this.reapOrphans(this.proc); break
+      case 'reap-orphans': this.reapOrphans(this.proc, this.token, this.startTime); break
       case 'drain': this.tellAgent('drain', { idleMs: effect.idleMs }); break
       case 'remove':
         this.removed = true
@@ -109,8 +119,10 @@ export class Worker extends EventEmitter {
 
   spawn () {
     const { config, shellEnv, logs } = this.app
-    const env = buildWorkerEnv(config, shellEnv, this.instance)
-    const proc = this.effects.spawn(config, usesAgent(config) ? { ...env, ...this.agentEnv } : env, this.app.sockets?.handOver() ?? null)
+    // Unique per process started: what it leaves behind is found by it (reapOrphans).
+    this.token = `${process.pid}.${this.id}.${++spawnCount}`
+    const env = { ...buildWorkerEnv(config, shellEnv, this.instance), [TOKEN_VAR]: this.token }
+    const proc = this.trySpawn(config, usesAgent(config) ? { ...env, ...this.agentEnv } : env)
     this.proc = proc
     this.usage = emptyUsage()
     this.agent = null
@@ -128,8 +140,29 @@ export class Worker extends EventEmitter {
       if (report) this.agent = { ...report, at: this.now() }
     })
     if (proc.pid !== undefined) {
+      // Its start time bounds the sweep for what it leaves behind (reapOrphans).
+      const pid = proc.pid
+      this.startTime = this.effects.tree.read(pid).then((p) => p?.startTime ?? null, () => null)
       this.logger.info({ workerPid: proc.pid }, 'spawned')
       this.dispatch({ type: 'spawned', pid: proc.pid })
+    }
+  }
+
+  /**
+   * Start the process; a spawn() that throws (a value the kernel cannot take) is a failed
+   * start, exit code 127 as for a missing file, never an exception through the daemon.
+   * @param {import('../ipc/app-config.js').AppConfig} config
+   * @param {Record<string, string>} env
+   * @returns {import('./spawn-worker.js').SpawnedWorker}
+   */
+  trySpawn (config, env) {
+    try {
+      return this.effects.spawn(config, env, this.app.sockets?.handOver() ?? null)
+    } catch (err) {
+      this.logger.error({ err }, 'could not start the process')
+      const events = new EventEmitter()
+      queueMicrotask(() => events.emit('exit', 127, null))
+      return { pid: undefined, ownGroup: false, stdout: null, stderr: null, send: () => {}, events }
     }
   }
 
@@ -170,13 +203,29 @@ export class Worker extends EventEmitter {
    * Whatever the worker left behind dies with it: its process group (fork mode) and the
    * descendants recorded when the stop began.
    * @param {import('./spawn-worker.js').SpawnedWorker | null} proc
+   * @param {string | null} token the token that process was started with
+   * @param {Promise<string | null>} startTime that process's start time
    */
-  async reapOrphans (proc) {
-    if (proc?.ownGroup && proc.pid) this.effects.tree.signal(-proc.pid, 'SIGKILL')
-    const tree = this.tree
-    this.tree = []
-    const killed = await this.effects.tree.signalRecorded(tree, 'SIGKILL')
-    if (killed > 0) this.logger.info({ killed }, 'killed processes the worker left behind')
+  reapOrphans (proc, token, startTime) {
+    const reap = async () => {
+      if (proc?.ownGroup && proc.pid) this.effects.tree.signal(-proc.pid, 'SIGKILL')
+      const tree = this.tree
+      this.tree = []
+      let killed = await this.effects.tree.signalRecorded(tree, 'SIGKILL')
+      // And what left the tree: a daemonised grandchild (setsid, re-parented to init), or the
+      // children of a cluster worker that crashed, found by the token in their environment.
+      const marked = token ? await this.effects.tree.marked(token, await startTime).catch(() => []) : []
+      killed += await this.effects.tree.signalRecorded(marked, 'SIGKILL')
+      if (killed > 0) this.logger.info({ killed }, 'killed processes the worker left behind')
+    }
+    const reaping = reap().catch((err) => this.logger.warn({ err }, 'could not reap what the worker left behind'))
+    this.reaping.add(reaping)
+    reaping.finally(() => this.reaping.delete(reaping))
+  }
+
+  /** Resolves once every reap begun so far is done (the daemon waits for it before exiting). */
+  async reaped () {
+    await Promise.all([...this.reaping])
   }
 
   /**

@@ -118,6 +118,12 @@ export const APP_DEFAULTS = Object.freeze({
 const ms = /** @type {const} */ ({ type: 'integer', minimum: 0, maximum: 2 ** 31 - 1 })
 const str = /** @type {const} */ ({ type: 'string', maxLength: 4096 })
 const nullableStr = /** @type {const} */ ({ anyOf: [str, { type: 'null' }] })
+/** An environment: names without "=" (the kernel's separator), values of any text but NUL. */
+export const ENV_RECORD = /** @type {const} */ ({
+  type: 'record',
+  keys: { type: 'string', minLength: 1, maxLength: 4096, pattern: /^[^=]+$/ },
+  values: { type: 'string', maxLength: 1 << 20 }
+})
 const strList = /** @type {const} */ ({ type: 'array', items: str, maxItems: 1024 })
 
 /** @type {import('./schema.js').Schema} */
@@ -152,7 +158,7 @@ export const APP_CONFIG_SCHEMA = {
     instances: { type: 'integer', minimum: 1, maximum: 1024 },
     interpreter: nullableStr,
     interpreter_args: strList,
-    env: { type: 'record', values: { type: 'string', maxLength: 1 << 20 } },
+    env: ENV_RECORD,
     instance_var: { type: 'string', minLength: 1, maxLength: 256 },
     increment_var: nullableStr,
     wait_ready: { type: 'boolean' },

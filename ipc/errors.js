@@ -98,7 +98,7 @@ function entryOf (code) {
  * @param {Record<string, unknown>} details
  */
 function formatMessage (template, details) {
-  return template.replace(/\{(\w+)\}/g, (match, key) => key in details ? String(details[key]) : match)
+  return template.replace(/\{(\w+)\}/g, (match, key) => key in details ? printable(String(details[key])) : match)
 }
 
 export class SupError extends Error {
@@ -140,4 +140,14 @@ export function toSupError (err) {
   if (err instanceof SupError) return err
   const reason = err instanceof Error ? err.message : String(err)
   return new SupError('SUP_ERR_INTERNAL_ERROR', { reason }, { cause: err })
+}
+
+/**
+ * A user's value inside a one-line message: control characters (a newline in a name, an
+ * escape sequence) are shown escaped, so the message stays one line and the terminal is safe.
+ * @param {string} text
+ */
+function printable (text) {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1))
 }

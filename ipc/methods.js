@@ -1,7 +1,7 @@
 // @ts-check
 // The one table of RPC methods: each method's params schema. The daemon validates every
 // request against it before any handler runs (design §5).
-import { APP_CONFIG_SCHEMA } from './app-config.js'
+import { APP_CONFIG_SCHEMA, ENV_RECORD } from './app-config.js'
 
 /** @typedef {import('./schema.js').Schema} Schema */
 
@@ -41,7 +41,7 @@ const cwd = /** @type {const} */ ({ type: 'string', minLength: 1, maxLength: 409
 const targets = /** @type {const} */ ({ type: 'object', required: ['targets'], properties: { targets: { type: 'array', items: target, minItems: 1, maxItems: 1024 }, cwd } })
 const none = /** @type {const} */ ({ type: 'object', properties: {} })
 /** The caller's shell environment: inherited by the workers, never saved to disk. */
-const shellEnv = /** @type {const} */ ({ type: 'record', values: { type: 'string', maxLength: 1 << 20 } })
+const shellEnv = ENV_RECORD
 
 /** @type {Record<string, Schema>} */
 export const METHODS = {
@@ -54,7 +54,7 @@ export const METHODS = {
     properties: {
       apps: { type: 'array', items: APP_CONFIG_SCHEMA, minItems: 1, maxItems: 256 },
       // The caller's shell environment: inherited by the workers, never saved to disk.
-      shellEnv: { type: 'record', values: { type: 'string', maxLength: 1 << 20 } }
+      shellEnv: ENV_RECORD
     }
   },
   'app.stop': targets,
@@ -88,7 +88,7 @@ export const METHODS = {
   },
   'dump.save': { type: 'object', properties: { force: { type: 'boolean' } } },
   // shellEnv as for app.start: what the resurrected workers inherit, never saved.
-  'dump.resurrect': { type: 'object', properties: { shellEnv: { type: 'record', values: { type: 'string', maxLength: 1 << 20 } } } },
+  'dump.resurrect': { type: 'object', properties: { shellEnv: ENV_RECORD } },
   'dump.status': none,
   'logs.reopen': none,
   'logs.flush': { type: 'object', properties: { target: { anyOf: [target, { type: 'null' }] } } },

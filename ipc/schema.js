@@ -9,7 +9,7 @@
  *   | { type: 'boolean' } | { type: 'null' } | { type: 'any' }
  *   | { type: 'array', items: Schema, maxItems?: number, minItems?: number }
  *   | { type: 'object', properties: Record<string, Schema>, required?: readonly string[], additional?: boolean }
- *   | { type: 'record', values: Schema }
+ *   | { type: 'record', values: Schema, keys?: Extract<Schema, { type: 'string' }> }
  *   | { anyOf: readonly Schema[] }} Schema
  */
 
@@ -23,7 +23,11 @@
 export function validate (schema, value, path = 'params') {
   if ('anyOf' in schema) {
     const problems = schema.anyOf.map((s) => validate(s, value, path))
-    return problems.includes(null) ? null : /** @type {string} */ (problems[problems.length - 1])
+    if (problems.includes(null)) return null
+    // The branch of the value's own type says what is wrong with it ("contains a NUL byte"),
+    // where another branch's "must be null" would only mislead.
+    const typeMismatch = (/** @type {string | null} */ p) => / must be (a |an )?(string|null|integer|number|boolean|object|array)$/.test(String(p))
+    return /** @type {string} */ (problems.find((p) => !typeMismatch(p)) ?? problems[problems.length - 1])
   }
   switch (schema.type) {
     case 'any': return null
@@ -45,6 +49,8 @@ export function validate (schema, value, path = 'params') {
  */
 function checkString (schema, value, path) {
   if (typeof value !== 'string') return `${path} must be a string`
+  // No file name, argument or environment variable can hold one: spawn() would throw on it.
+  if (value.includes('\0')) return `${path} contains a NUL byte`
   if (schema.enum && !schema.enum.includes(value)) return `${path} must be one of ${schema.enum.join(', ')}`
   if (schema.maxLength !== undefined && value.length > schema.maxLength) return `${path} is longer than ${schema.maxLength}`
   if (schema.minLength !== undefined && value.length < schema.minLength) return `${path} is shorter than ${schema.minLength}`
@@ -114,7 +120,7 @@ function checkObject (schema, value, path) {
 function checkRecord (schema, value, path) {
   if (!isPlainObject(value)) return `${path} must be an object`
   for (const [key, v] of Object.entries(/** @type {Record<string, unknown>} */ (value))) {
-    const problem = validate(schema.values, v, `${path}.${key}`)
+    const problem = (schema.keys && checkString(schema.keys, key, `${path} key ${JSON.stringify(key)}`)) || validate(schema.values, v, `${path}.${key}`)
     if (problem) return problem
   }
   return null

@@ -3,7 +3,7 @@
 // the process tree and the cluster's balancing. Worker, rollout and reload take it passed in,
 // so unit tests drive a rollout or the stop ladder with a fake process and a fake clock.
 import cluster from 'node:cluster'
-import { listDescendants, sendSignal, signalRecorded } from '../process-tree.js'
+import { listDescendants, listMarked, readProcess, sendSignal, signalRecorded } from '../process-tree.js'
 import { spawnWorker } from '../spawn-worker.js'
 import { checkFor } from '../probes/checks.js'
 
@@ -15,24 +15,38 @@ import { checkFor } from '../probes/checks.js'
  * @property {(pid: number, signal: NodeJS.Signals) => boolean} signal one pid (negative: its group)
  * @property {(recorded: import('../process-tree.js').ProcInfo[], signal: NodeJS.Signals) => Promise<number>} signalRecorded
  *   the recorded processes that are still the same ones; resolves to how many were signalled
+ * @property {(token: string, since: string | null) => Promise<import('../process-tree.js').ProcInfo[]>} marked
+ *   the processes that carry a worker's token in their environment, wherever they are now,
+ *   started since `since` (the worker's own start time)
+ * @property {(pid: number) => Promise<import('../process-tree.js').ProcInfo | null>} read one process
  *
  * @typedef {object} Effects
  * @property {(config: import('../../ipc/app-config.js').AppConfig, env: Record<string, string>, sockets?: import('../sockets/held-sockets.js').HandOver | null) => import('../spawn-worker.js').SpawnedWorker} spawn
  * @property {Timers} timers
- * @property {() => number} now ms since the epoch
+ * @property {() => number} now ms since the epoch, on a clock that never jumps (durations: uptime,
+ *   min_uptime, backoff, timeouts)
  * @property {() => import('../../ipc/balance.js').Balance} balance how cluster workers get
  *   their connections: 'rr', the primary hands each one out (and a gated worker is skipped)
  * @property {ProcessTree} tree
  * @property {typeof checkFor} check a probe's check, made from the daemon (http, tcp, exec)
  */
 
+/**
+ * The wall clock at the daemon's start plus the monotonic time since: reads like Date.now(),
+ * but a clock set back or forward an hour (NTP, a VM resumed, an admin) does not make every
+ * uptime negative or a crash loop look stable. Wall-clock times (log lines, cron) use Date.now().
+ */
+export function monotonicNow () {
+  return Math.floor(performance.timeOrigin + performance.now())
+}
+
 /** @type {Effects} */
 export const REAL_EFFECTS = Object.freeze({
   spawn: spawnWorker,
   timers: Object.freeze({ setTimeout: (/** @type {() => void} */ fn, /** @type {number} */ ms) => setTimeout(fn, ms), clearTimeout: (/** @type {any} */ timer) => clearTimeout(timer) }),
-  now: () => Date.now(),
+  now: monotonicNow,
   // Read when needed: the daemon sets the policy at start-up (setBalance), before any fork.
   balance: () => cluster.schedulingPolicy === cluster.SCHED_RR ? 'rr' : 'os',
   check: checkFor,
-  tree: Object.freeze({ list: (/** @type {number} */ pid) => listDescendants(pid), signal: sendSignal, signalRecorded })
+  tree: Object.freeze({ list: (/** @type {number} */ pid) => listDescendants(pid), signal: sendSignal, signalRecorded, marked: listMarked, read: readProcess })
 })

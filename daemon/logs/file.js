@@ -284,6 +284,8 @@ export class LogFile extends EventEmitter {
   /** Empty the live file (`sup flush`); lines still waiting go too. */
   truncate () {
     this.queue.discard()
+    // On a full disk this is how space comes back: try the file now, not at the next retry.
+    this.retryAt = 0
     return new Promise((resolve) => {
       this.truncateWaiters.push(() => resolve(undefined))
       this.kick()

@@ -163,7 +163,9 @@ export function fakeEffects ({ balance = 'rr', onSpawn = () => {}, onSignal, onM
         }
         return true
       },
-      signalRecorded: async () => 0
+      signalRecorded: async () => 0,
+      marked: async () => [],
+      read: async () => null
     }
   }
   return effects

@@ -31,7 +31,9 @@ export function useSupHome (t) {
   const home = mkdtempSync(join(tmpdir(), 'sup-test-'))
   const paths = resolvePaths({ SUP_HOME: home })
   const env = { ...process.env, SUP_HOME: home, NO_COLOR: '1' }
-  t.after(() => cleanUp(paths, env))
+  /** @type {Array<() => void>} */
+  const beforeRemoval = []
+  t.after(() => cleanUp(paths, env, beforeRemoval))
 
   /**
    * Run the CLI.
@@ -59,21 +61,26 @@ export function useSupHome (t) {
     return JSON.parse(result.stdout)
   }
 
-  return { home, paths, env, sup, ls, connect: () => connectSocket(paths.socket) }
+  /** Run `fn` once the daemon is down, before the home is removed (an unmount). @param {() => void} fn */
+  const beforeRemove = (fn) => { beforeRemoval.push(fn) }
+
+  return { home, paths, env, sup, ls, connect: () => connectSocket(paths.socket), beforeRemove }
 }
 
 /**
  * Stop the daemon the polite way, then make sure nothing it started survives the test.
  * @param {import('../../ipc/paths.js').SupPaths} paths
  * @param {NodeJS.ProcessEnv} env
+ * @param {Array<() => void>} [beforeRemoval]
  */
-async function cleanUp (paths, env) {
+async function cleanUp (paths, env, beforeRemoval = []) {
   const pid = readDaemonPid(paths)
   const tree = pid ? [pid, ...(await listDescendants(pid)).map((p) => p.pid)] : []
   await new Promise((resolve) => {
     execFile(process.execPath, [SUP_BIN, 'kill'], { env, timeout: 20_000 }, resolve)
   })
   for (const p of tree) sendSignal(p, 'SIGKILL')
+  for (const fn of beforeRemoval) fn()
   rmSync(paths.home, { recursive: true, force: true })
 }
 

@@ -77,16 +77,21 @@ async function waitForChildPid (home, logFile) {
   const conn = await home.connect()
   let timer
   try {
-    const lines = await conn.request('logs.tail', { target: 'spawns-child', lines: 10 })
-    const found = lines.map((/** @type {any} */ e) => /child (\d+)/.exec(e.line)).find(Boolean)
-    if (found) return Number(found[1])
+    // Subscribe first, then read the tail: a line written between the two is in one or the other.
+    /** @type {(pid: number) => void} */
+    let found = () => {}
+    const seen = new Promise((resolve) => { found = resolve })
+    conn.on('event', (topic, entry) => {
+      const match = /child (\d+)/.exec(entry.line)
+      if (match) found(Number(match[1]))
+    })
     await conn.request('subscribe', { topics: ['log'], apps: ['spawns-child'] })
+    const lines = await conn.request('logs.tail', { target: 'spawns-child', lines: 10 })
+    const inTail = lines.map((/** @type {any} */ e) => /child (\d+)/.exec(e.line)).find(Boolean)
+    if (inTail) return Number(inTail[1])
     return await new Promise((resolve, reject) => {
       timer = setTimeout(() => reject(new Error(`no child pid in ${readFileSync(logFile, 'utf8')}`)), 10_000)
-      conn.on('event', (topic, entry) => {
-        const match = /child (\d+)/.exec(entry.line)
-        if (match) resolve(Number(match[1]))
-      })
+      seen.then(resolve)
     })
   } finally {
     clearTimeout(timer)

@@ -20,7 +20,8 @@ test('monit shows apps and changing figures, restarts a worker on r, and follows
   const command = `stty -g > ${stty}-before; ${process.execPath} ${SUP_BIN} monit; echo "exit $?" > ${stty}-exit; stty -g > ${stty}-after`
   const term = await startTerminal(t, { command, width: 100, height: 30, env: { SUP_HOME: home.home, NO_COLOR: '1', PATH: process.env.PATH, TERM: 'xterm' } })
 
-  const first = await term.waitFor((s) => /▸ web \(2\) +online +\d+\.\d% +\d+\.\dmb/.test(s), { what: 'the web app with its figures' })
+  // formatBytes: one decimal under 100 ("87.5mb"), whole numbers from 100 ("122mb", two Node 24 workers).
+  const first = await term.waitFor((s) => /▸ web \(2\) +online +\d+\.\d% +\d+(\.\d)?mb/.test(s), { what: 'the web app with its figures' })
   assert.match(first, /↑↓\/jk select · ⏎ expand · r restart · l reload · s stop · q quit/)
   // The uptime of the app line ticks: figures change without a key.
   const before = lineOf(first, /^▸ web/)

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { describe, test } from 'node:test'
-import { listDescendants, listProcesses, parseStat, sendSignal, signalRecorded } from '../../../daemon/process-tree.js'
+import { TOKEN_VAR, listDescendants, listMarked, listProcesses, parseStat, readProcess, sendSignal, signalRecorded } from '../../../daemon/process-tree.js'
 
 /** @typedef {import('../../../daemon/process-tree.js').ProcInfo} ProcInfo */
 
@@ -87,6 +87,25 @@ describe('on this machine', { skip: process.platform === 'win32' && 'POSIX only'
     await once(child, 'spawn')
     return /** @type {import('node:child_process').ChildProcess & { pid: number }} */ (child)
   }
+
+  test('listMarked finds processes by their token, wherever they are; sweeps at once share a scan', { skip: process.platform !== 'linux' && 'reads /proc' }, async (t) => {
+    /** @param {string} token */
+    const marked = async (token) => {
+      const child = spawn('sleep', ['5'], { stdio: 'ignore', env: { PATH: process.env.PATH, [TOKEN_VAR]: token } })
+      t.after(() => { child.kill('SIGKILL') })
+      await once(child, 'spawn')
+      return /** @type {number} */ (child.pid)
+    }
+    const a = await marked('t-a')
+    const b = await marked('t-ab')
+    const since = (await readProcess(a))?.startTime ?? null
+    const [foundA, foundB, none] = await Promise.all([listMarked('t-a', since), listMarked('t-ab', since), listMarked('t-other', since)])
+    assert.deepEqual(foundA.map((p) => p.pid), [a], 'exact token, not a prefix of another')
+    assert.deepEqual(foundB.map((p) => p.pid), [b])
+    assert.deepEqual(none, [])
+    // A start time after the process's own: it is not the worker's (a reused token cannot reach back).
+    assert.deepEqual(await listMarked('t-a', String(Number(since) + 1e9)), [])
+  })
 
   test('listProcesses includes this process', async () => {
     const me = (await listProcesses()).find((p) => p.pid === process.pid)

@@ -223,6 +223,45 @@ describe('restart after a crash', () => {
     assert.equal(worker.state.status, 'starting')
   })
 
+  test('each process gets a token of its own, and what carries the exited one\'s is killed', async () => {
+    const { effects, worker } = setup({ exec_mode: 'fork', min_uptime: 100, restart_delay: 0 })
+    /** @type {string[]} */
+    const asked = []
+    /** @type {import('../../../daemon/process-tree.js').ProcInfo[][]} */
+    const signalled = []
+    effects.tree.marked = async (token) => {
+      asked.push(token)
+      return [{ pid: 9999, ppid: 1, startTime: '1' }]
+    }
+    effects.tree.signalRecorded = async (recorded) => {
+      signalled.push(recorded)
+      return recorded.length
+    }
+    worker.dispatch({ type: 'start' })
+    const [first] = effects.spawned
+    first.listen()
+    first.exit(1)
+    await effects.clock.advance(1)
+    const [firstToken, secondToken] = effects.spawned.map((p) => p.env.SUP_WORKER_TOKEN)
+    assert.ok(firstToken && secondToken && firstToken !== secondToken, 'a new token for the restarted process')
+    assert.deepEqual(asked, [firstToken], 'the sweep looks for the exited process\'s token, not the new one\'s')
+    assert.deepEqual(signalled.at(-1)?.map((p) => p.pid), [9999])
+  })
+
+  test('a spawn that throws counts as a failed start (127), not an exception out of the worker', async () => {
+    const { effects, worker } = setup({ exec_mode: 'fork', restart_delay: 500, max_restarts: 1 })
+    let calls = 0
+    effects.spawn = () => {
+      calls++
+      throw new TypeError('The argument must be a string without null bytes')
+    }
+    assert.doesNotThrow(() => worker.dispatch({ type: 'start' }))
+    await effects.clock.advance(2000)
+    assert.ok(calls >= 2, `retried: ${calls} spawn calls`)
+    assert.equal(worker.state.lastExit?.code, 127)
+    assert.notEqual(worker.state.status, 'online')
+  })
+
   test('an exit of a process already replaced is ignored', async () => {
     const { effects, worker } = setup({ exec_mode: 'fork', min_uptime: 100 })
     worker.dispatch({ type: 'start' })

@@ -116,7 +116,7 @@ describe('decodeRequest', () => {
       ['app.start', { apps: [app({ exec_mode: 'spawn' })] }, 'params.apps[0].exec_mode must be one of cluster, fork'],
       ['app.start', { apps: [app({ env: { PORT: 3000 } })] }, 'params.apps[0].env.PORT must be a string'],
       ['app.start', { apps: [app({ stop_exit_codes: [0, 256] })] }, 'params.apps[0].stop_exit_codes[1] must be <= 255'],
-      ['app.start', { apps: [app({ max_memory_restart: 0 })] }, 'params.apps[0].max_memory_restart must be null'],
+      ['app.start', { apps: [app({ max_memory_restart: 0 })] }, 'params.apps[0].max_memory_restart must be >= 1'],
       ['app.start', { apps: [app({ scirpt: 'x.js' })] }, 'params.apps[0].scirpt is not a known field'],
       ['app.start', { apps: [{ name: 'api', script: 'a.js', cwd: '/' }] }, 'params.apps[0].args is required'],
       ['app.start', { apps: [app()], shellEnv: { PATH: null } }, 'params.shellEnv.PATH must be a string'],

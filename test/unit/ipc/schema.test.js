@@ -90,12 +90,20 @@ const cases = {
     [{ type: 'record', values: { type: 'string' } }, null, 'p must be an object'],
     [{ type: 'record', values: { type: 'string' } }, ['a'], 'p must be an object']
   ],
+  nul: [
+    [{ type: 'string' }, 'a\0b', 'p contains a NUL byte'],
+    [{ type: 'record', values: { type: 'string' } }, { k: '\0' }, 'p.k contains a NUL byte'],
+    [{ type: 'record', values: { type: 'string' }, keys: { type: 'string', pattern: /^[^=]+$/ } }, { 'a=b': 'x' }, 'p key "a=b" has an invalid format'],
+    [{ type: 'record', values: { type: 'string' }, keys: { type: 'string', pattern: /^[^=]+$/ } }, { ab: 'x' }, null]
+  ],
   anyOf: [
     [{ anyOf: [{ type: 'string' }, { type: 'null' }] }, 'x', null],
     [{ anyOf: [{ type: 'string' }, { type: 'null' }] }, null, null],
     [{ anyOf: [{ type: 'string' }, { type: 'null' }] }, 1, 'p must be null'],
-    [{ anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }] }, 0, 'p must be null'],
-    [{ type: 'object', properties: { t: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }] } } }, { t: '' }, 'p.t must be null']
+    // The value's own branch speaks: what is wrong with this integer, not "must be null".
+    [{ anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }] }, 0, 'p must be >= 1'],
+    [{ type: 'object', properties: { t: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }] } } }, { t: '' }, 'p.t is shorter than 1'],
+    [{ anyOf: [{ type: 'string' }, { type: 'null' }] }, 'a\0b', 'p contains a NUL byte']
   ]
 }
 
