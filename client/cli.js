@@ -86,18 +86,43 @@ export async function main (argv, io) {
       .action(action('act', (mod, ctx) => mod.run(verb, ctx.args[0], ctx)))
   }
   program.commands.find((c) => c.name() === 'delete')?.alias('del')
-  program.commands.find((c) => c.name() === 'restart')?.option('--update-env', 'start with the current shell environment instead of the one captured at start')
+  program.commands.find((c) => c.name() === 'restart')
+    ?.option('-a, --update-env', 'start with the current shell environment instead of the one captured at start')
+    .option('-n, --name <name>', 'rename the app (one app)')
+    .option('--env <name>', 'with a config file: apply env_<name>')
+    .option('--node-args <args>', 'new arguments for node (or the interpreter); "null" clears them')
+    .option('--interpreter-args <args>', 'alias of --node-args')
+    .option('--watch', 'turn watching on if it is off, off if it is on (PM2\'s toggle)')
 
   program.command('reload <targets...>')
     .description('replace workers one at a time without dropping a request: each new worker must be ready before an old one is drained and retired (cluster mode; fork mode restarts)')
     .option('--surge <n>', 'new workers started at once above the app\'s size (default 1)')
     .option('--parallel <n>', 'replace n workers at a time (= --surge n)')
     .option('--max-unavailable <n>', 'how many fewer ready workers than the app has are tolerated (default 0)')
-    .option('--update-env', 'new workers get the current shell environment')
+    .option('-a, --update-env', 'new workers get the current shell environment')
+    .option('-n, --name <name>', 'rename the app (one app)')
     .option('--env <name>', 'with a config file: apply env_<name>')
+    .option('--node-args <args>', 'new arguments for node (or the interpreter); "null" clears them')
+    .option('--interpreter-args <args>', 'alias of --node-args')
     .option('--only <names>', 'with a config file: only these apps (comma-separated)')
     .option('--json', 'print the outcome and workers as JSON')
     .action(action('reload', (mod, ctx) => mod.run(ctx.args[0], ctx)))
+
+  // PM2's verbs for a config file: start what is not running, restart or reload the rest.
+  program.command('startOrRestart <config>')
+    .description('start the apps of a config file that are not running, restart the others with the file\'s settings (= sup start <config>)')
+    .option('--env <name>', 'apply env_<name>')
+    .option('--only <names>', 'only these apps (comma-separated)')
+    .option('--json', 'print the workers as JSON')
+    .action(action('start', async (mod, ctx) => mod.run([await needConfig(ctx.args[0], 'startOrRestart')], [], ctx)))
+  for (const verb of ['startOrReload', 'startOrGracefulReload']) {
+    program.command(`${verb} <config>`)
+      .description('start the apps of a config file that are not running, reload the others with the file\'s settings (= sup reload <config>)')
+      .option('--env <name>', 'apply env_<name>')
+      .option('--only <names>', 'only these apps (comma-separated)')
+      .option('--json', 'print the outcome and workers as JSON')
+      .action(action('reload', async (mod, ctx) => mod.run([await needConfig(ctx.args[0], verb)], ctx)))
+  }
 
   program.command('scale <name> <count>')
     .description('set the number of workers: 4 sets it, +2 adds, -1 removes (the highest instances, drained like a reload)')
@@ -243,6 +268,19 @@ function addStartCommand (program, action, { declareStartOptions }, argv) {
       const { targets, args } = splitStartOperands(ctx.args[0], argv)
       return mod.run(targets, args, ctx)
     }))
+}
+
+/**
+ * startOrRestart and friends take a config file, as in PM2.
+ * @param {string} target
+ * @param {string} verb
+ */
+async function needConfig (target, verb) {
+  const { isConfigFile } = await import('./config/load-file.js')
+  if (!isConfigFile(target)) {
+    throw new SupError('SUP_ERR_CLI_USAGE', { reason: `${verb} takes a config file (ecosystem.config.js, *.json, *.yml), not "${target}"` })
+  }
+  return target
 }
 
 /**

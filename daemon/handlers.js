@@ -35,9 +35,9 @@ export const HANDLERS = {
     requestShutdown()
     return { pid: daemon.pid }
   },
-  'app.start': (params, { supervisor }) => supervisor.start(params.apps, params.shellEnv ?? {}),
+  'app.start': (params, { supervisor }) => supervisor.start(params.apps, params.shellEnv ?? {}, { existing: params.existing, given: params.given }),
   'app.stop': (params, { supervisor }) => supervisor.stop(params.targets, { cwd: params.cwd }),
-  'app.restart': (params, { supervisor }) => supervisor.restart(params.targets, { shellEnv: params.shellEnv, cwd: params.cwd }),
+  'app.restart': (params, { supervisor }) => supervisor.restart(params.targets, { shellEnv: params.shellEnv, cwd: params.cwd, update: params.update, toggleWatch: params.toggleWatch }),
   'app.reload': (params, { supervisor }) => supervisor.reload(params),
   'app.scale': (params, { supervisor }) => supervisor.scale(params.target, params.count),
   'app.delete': (params, { supervisor }) => supervisor.delete(params.targets, { cwd: params.cwd }),

@@ -15,29 +15,36 @@ export function pidFilePath (file, id) {
 
 /**
  * Keep a worker's pid file in step with its process.
- * @param {import('node:events').EventEmitter & { id: number }} worker emits 'state' rows and 'remove'
+ * @param {import('node:events').EventEmitter & { id: number }} worker emits 'state' rows, 'renumber' and 'remove'
  * @param {string} file the app's pid_file
  * @param {import('pino').Logger} logger
  */
 export function trackPidFile (worker, file, logger) {
-  const target = pidFilePath(file, worker.id)
+  // Named by the id at each write: a reload hands the id to the successor (it then owns the file)
+  const target = () => pidFilePath(file, worker.id)
   /** @type {number | null} */
   let written = null
   // one write or removal at a time, in the order the states came
   let queue = Promise.resolve()
-  /** @param {() => Promise<void>} step */
+  /** @param {(path: string) => Promise<void>} step */
   const then = (step) => {
-    queue = queue.then(step).catch((err) => logger.warn({ err, file: target }, 'pid file not updated'))
+    const path = target()
+    queue = queue.then(() => step(path)).catch((err) => logger.warn({ err, file: path }, 'pid file not updated'))
   }
   worker.on('state', (/** @type {{ pid: number | null }} */ row) => {
     if (row.pid === written) return
     written = row.pid
     const pid = row.pid
-    then(() => pid === null ? rm(target, { force: true }) : writeWhole(target, `${pid}\n`))
+    then((path) => pid === null ? rm(path, { force: true }) : writeWhole(path, `${pid}\n`))
+  })
+  // A new id, a new file; the file of the old id is its new owner's (the successor in a reload)
+  worker.on('renumber', () => {
+    const pid = written
+    if (pid !== null) then((path) => writeWhole(path, `${pid}\n`))
   })
   worker.on('remove', () => {
     written = null
-    then(() => rm(target, { force: true }))
+    then((path) => rm(path, { force: true }))
   })
 }
 

@@ -4,9 +4,9 @@
 // (daemon/app/app.js) and to reload (daemon/rollout/reload.js).
 import { EventEmitter } from 'node:events'
 import { SupError } from '../ipc/errors.js'
-import { App, restartWorkers, settle } from './app/app.js'
+import { App, resizeWorkers, restartWorkers, settle, updateConfig } from './app/app.js'
 import { REAL_EFFECTS } from './app/effects.js'
-import { STATUS, isDecided, isStopped } from './lifecycle.js'
+import { STATUS, isDecided, isRunning, isStopped } from './lifecycle.js'
 import { checkDependencies } from './app/depends-on.js'
 import { LOG_DEFAULTS } from './logs/defaults.js'
 import { LogFiles } from './logs/files.js'
@@ -16,7 +16,22 @@ import { matchTarget, resolveTargets } from './resolve-targets.js'
 import { metricsEvent } from './metrics/sampler.js'
 import { HeldSockets } from './sockets/held-sockets.js'
 
-/** @typedef {import('./worker.js').Worker} Worker */
+/**
+ * @typedef {import('./worker.js').Worker} Worker
+ * @typedef {import('../ipc/app-config.js').AppConfig} AppConfig
+ */
+
+/**
+ * The settings of `config` named in `given` (watch brings its paths).
+ * @param {AppConfig} config
+ * @param {string[]} given
+ * @returns {Partial<AppConfig>}
+ */
+function pickGiven (config, given) {
+  const keys = new Set(given)
+  if (keys.has('watch')) keys.add('watch_paths')
+  return Object.fromEntries(Object.entries(config).filter(([key]) => keys.has(key)))
+}
 
 export class Supervisor extends EventEmitter {
   /**
@@ -38,17 +53,31 @@ export class Supervisor extends EventEmitter {
 
   /**
    * Register and start apps; resolves once every new worker is online or has settled otherwise.
-   * @param {import('../ipc/app-config.js').AppConfig[]} configs
+   * An app that exists already is restarted instead, as PM2's start does, when `existing` says
+   * so (a config file: it takes the file's settings and the caller's environment), or when it
+   * runs the same script and none of its workers runs (`sup start app.js` of a stopped app:
+   * it takes the settings named in `given`, the flags the caller gave); otherwise refused.
+   * @param {AppConfig[]} configs
    * @param {Record<string, string>} shellEnv
+   * @param {{ existing?: 'restart', given?: string[] }} [options]
    */
-  async start (configs, shellEnv) {
+  async start (configs, shellEnv, { existing, given } = {}) {
     const names = new Set()
+    /** @type {Array<{ app: App, config: AppConfig }>} */
+    const present = []
+    const fresh = []
     for (const config of configs) {
-      if (this.apps.has(config.name) || names.has(config.name)) throw new SupError('SUP_ERR_APP_ALREADY_EXISTS', { name: config.name })
+      const app = this.apps.get(config.name)
+      if (names.has(config.name)) throw new SupError('SUP_ERR_APP_ALREADY_EXISTS', { name: config.name })
       names.add(config.name)
+      if (!app) fresh.push(config)
+      else if (existing === 'restart') present.push({ app, config })
+      else if (given && app.config.script === config.script && !app.workers.some((w) => isRunning(w.state))) present.push({ app, config: updateConfig(app.config, pickGiven(config, given)) })
+      else throw new SupError('SUP_ERR_APP_ALREADY_EXISTS', { name: config.name })
     }
     checkDependencies(configs, new Map([...this.apps.values()].map((app) => [app.name, app.config.depends_on ?? []])))
-    const apps = configs.map((config) => {
+    const restarting = present.map(({ app, config }) => this.restartApp(app, config, existing === 'restart' ? shellEnv : app.shellEnv))
+    const apps = fresh.map((config) => {
       const app = this.addApp(Object.freeze({ ...config }), shellEnv)
       this.logger.info({ app: config.name, mode: config.exec_mode, instances: config.instances }, 'starting app')
       return app
@@ -88,8 +117,24 @@ export class Supervisor extends EventEmitter {
     const started = apps.flatMap((app) => app.workers)
     // The first attempt decided (up, given up on, or waiting to retry), as PM2's start answers;
     // past the deadline, answer with the rows as they are: the CLI names those not online.
-    await settle(started, isDecided).catch(tolerateTimeout)
-    return started.map((w) => w.row())
+    await Promise.all([settle(started, isDecided).catch(tolerateTimeout), ...restarting])
+    // In the order of the configs, as they were asked for.
+    return configs.flatMap((config) => this.apps.get(config.name)?.workers.map((w) => w.row()) ?? [])
+  }
+
+  /**
+   * Restart every worker of an app with new settings (and environment), resized to the new
+   * number of instances.
+   * @param {App} app
+   * @param {AppConfig} config
+   * @param {Record<string, string>} shellEnv
+   */
+  async restartApp (app, config, shellEnv) {
+    app.swap({ config: Object.freeze({ ...config }), shellEnv })
+    app.announce()
+    this.logger.info({ app: app.name }, 'restarting app with its new settings')
+    const leaving = resizeWorkers(app, config.instances)
+    await Promise.all([restartWorkers(app.workers.filter((w) => !leaving.includes(w))), ...leaving.map((w) => until(w, () => w.removed, undefined, 'remove'))])
   }
 
   /**
@@ -101,17 +146,42 @@ export class Supervisor extends EventEmitter {
   addApp (config, shellEnv) {
     // Bound first: an address in use refuses the app before anything of it exists.
     const sockets = config.listen.length > 0 && config.exec_mode === 'fork' ? HeldSockets.bind(config.listen, { app: config.name }) : null
-    const app = new App({ config, shellEnv, sockets, logging: this.logging, logger: this.logger, nextId: () => this.nextId++, effects: this.effects, agentEnv: this.agentEnv })
+    const app = new App({ config, shellEnv, sockets, logging: this.logging, logger: this.logger, nextId: () => this.takeId(), spareId: () => this.spareId(), effects: this.effects, agentEnv: this.agentEnv })
     for (const topic of ['app.state', 'log', 'reload.progress']) app.on(topic, (data) => this.emit(topic, data))
     app.on('trigger', (reason) => { if (this.apps.get(app.name) === app) reloadByTrigger(app, reason) })
     app.on('empty', () => {
       if (this.apps.get(app.name) !== app) return
       this.apps.delete(app.name)
+      // As PM2: once no app is left, ids start from 0 again.
+      if (this.apps.size === 0) this.nextId = 0
       app.close()
       this.logger.info({ app: app.name }, 'app deleted')
     })
     this.apps.set(config.name, app)
     return app
+  }
+
+  /** The ids workers hold now. */
+  usedIds () {
+    return new Set([...this.apps.values()].flatMap((app) => app.workers.map((w) => w.id)))
+  }
+
+  /** The next worker id: ids go up (a deleted app's are not handed out again) until no app is left. */
+  takeId () {
+    const used = this.usedIds()
+    while (used.has(this.nextId)) this.nextId++
+    return this.nextId++
+  }
+
+  /**
+   * An id for a worker that gave its own to its successor, held only while it retires: not
+   * counted as handed out, so a reload does not move the ids later apps get (as in PM2).
+   */
+  spareId () {
+    const used = this.usedIds()
+    let id = this.nextId
+    while (used.has(id)) id++
+    return id
   }
 
   /**
@@ -148,6 +218,11 @@ export class Supervisor extends EventEmitter {
   async stop (targets, { cwd } = {}) {
     const workers = this.resolve(targets, { cwd })
     for (const worker of workers) worker.held = true
+    // As PM2: stopping a watched app stops the watching, until a restart from its config file
+    // or with --watch turns it on again (a plain restart leaves it off).
+    for (const app of new Set(workers.map((w) => this.appOf(w)))) {
+      if (app.config.watch && app.workers.every((w) => w.held)) app.swap({ config: Object.freeze({ ...app.config, watch: false }) })
+    }
     for (const worker of workers) worker.dispatch({ type: 'stop' })
     await settle(workers, isStopped).catch(tolerateTimeout)
     return workers.map((w) => w.row())
@@ -155,15 +230,47 @@ export class Supervisor extends EventEmitter {
 
   /**
    * @param {string[]} targets
-   * @param {{ shellEnv?: Record<string, string>, cwd?: string }} [options] shellEnv: start with this
-   *   environment instead of the one captured at start (--update-env)
+   * @param {{ shellEnv?: Record<string, string>, cwd?: string, update?: Partial<AppConfig>, toggleWatch?: boolean }} [options]
+   *   shellEnv: start with this environment instead of the one captured at start (--update-env);
+   *   update: settings the caller changes (--node-args); toggleWatch: PM2's `restart --watch`
+   *   turns watching on when off, off when on
    */
-  async restart (targets, { shellEnv, cwd } = {}) {
+  async restart (targets, { shellEnv, cwd, update, toggleWatch } = {}) {
     const workers = this.resolve(targets, { cwd })
-    if (shellEnv) {
-      for (const worker of workers) this.appOf(worker).swap({ shellEnv }, [worker])
+    if (update?.name) this.rename(workers, update.name)
+    for (const app of new Set(workers.map((w) => this.appOf(w)))) {
+      let config = update ? updateConfig(app.config, update) : app.config
+      if (toggleWatch) config = Object.freeze({ ...config, watch: !app.config.watch })
+      const changed = config !== app.config
+      app.swap({ config, shellEnv }, workers.filter((w) => w.app.config.name === app.name))
+      if (changed) app.announce()
     }
     return restartWorkers(workers)
+  }
+
+  /**
+   * PM2's `restart <app> --name <new>`: the app of these workers takes the new name (its log
+   * files follow from its next start); refused when they belong to several apps or the name
+   * is taken.
+   * @param {Worker[]} workers
+   * @param {string} name
+   * @returns {string} the old name
+   */
+  rename (workers, name) {
+    const apps = [...new Set(workers.map((w) => this.appOf(w)))]
+    if (apps.length !== 1) throw new SupError('SUP_ERR_APP_RENAME_MANY', { count: apps.length, name })
+    const [app] = apps
+    const old = app.name
+    if (old === name) return old
+    if (this.apps.has(name)) throw new SupError('SUP_ERR_APP_ALREADY_EXISTS', { name })
+    this.logger.info({ app: app.name, to: name }, 'renaming app')
+    app.swap({ config: Object.freeze({ ...app.config, name }) })
+    // In place: `sup ls` lists apps in the order they were started.
+    const entries = [...this.apps].map(([key, value]) => /** @type {[string, App]} */ ([key === old ? name : key, value]))
+    this.apps.clear()
+    for (const [key, value] of entries) this.apps.set(key, value)
+    app.announce()
+    return old
   }
 
   /**
@@ -232,7 +339,10 @@ export class Supervisor extends EventEmitter {
    * @param {Parameters<typeof reloadApps>[1]} params
    */
   reload (params) {
-    return reloadApps(this, params)
+    const name = params.update?.name
+    if (!name) return reloadApps(this, params)
+    const old = this.rename(this.resolve(params.targets, { cwd: params.cwd }), name)
+    return reloadApps(this, { ...params, targets: params.targets.map((t) => t === old ? name : t) })
   }
 
   /**

@@ -39,6 +39,7 @@ export class Worker extends EventEmitter {
     this.effects = effects
     this.now = effects.now
     this.agentEnv = agentEnv
+    this.baseLogger = logger
     this.logger = logger.child({ app: app.config.name, id, instance })
     this.state = initialState()
     /** @type {import('./spawn-worker.js').SpawnedWorker | null} */
@@ -126,8 +127,8 @@ export class Worker extends EventEmitter {
     this.proc = proc
     this.usage = emptyUsage()
     this.agent = null
-    logs.attach(proc.stdout, { id: this.id, instance: this.instance, stream: 'out' })
-    logs.attach(proc.stderr, { id: this.id, instance: this.instance, stream: 'err' })
+    logs.attach(proc.stdout, this.logSource('out'))
+    logs.attach(proc.stderr, this.logSource('err'))
     // Events of a process we have already replaced are stale and dropped.
     const current = () => this.proc === proc
     proc.events.on('exit', (code, signal) => { if (current()) this.dispatch({ type: 'exit', code, signal }) })
@@ -146,6 +147,30 @@ export class Worker extends EventEmitter {
       this.logger.info({ workerPid: proc.pid }, 'spawned')
       this.dispatch({ type: 'spawned', pid: proc.pid })
     }
+  }
+
+  /**
+   * Where a stream's lines come from; the id is read per line, so lines a retiring worker
+   * writes after it gave its id to its successor carry the id it has now.
+   * @param {'out' | 'err'} stream
+   * @returns {import('./logs/sink.js').Source}
+   */
+  logSource (stream) {
+    const worker = this
+    return { get id () { return worker.id }, instance: this.instance, stream }
+  }
+
+  /**
+   * Take another id: a reload hands the old worker's id to its successor, as PM2 does, and
+   * the old one keeps a spare id until it is gone (daemon/rollout/rollout.js).
+   * @param {number} id
+   */
+  renumber (id) {
+    if (id === this.id) return
+    this.id = id
+    this.logger = this.baseLogger.child({ app: this.app.config.name, id, instance: this.instance })
+    this.emit('renumber', id)
+    this.emit('state', this.row())
   }
 
   /**

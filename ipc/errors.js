@@ -31,6 +31,7 @@ export const ERRORS = Object.freeze({
   SUP_ERR_APP_NO_MATCH: { message: 'no app name matches {target} (sup ls lists apps)' },
   SUP_ERR_APP_TARGET_INVALID: { message: 'invalid target {target}: {reason} (a regex target is /pattern/, e.g. /^api-/)' },
   SUP_ERR_APP_ALREADY_EXISTS: { message: 'app "{name}" already exists (sup restart {name}, or start it with another --name)' },
+  SUP_ERR_APP_RENAME_MANY: { message: 'cannot rename {count} apps to "{name}": --name renames one app (name one app or one of its workers)' },
   SUP_ERR_APP_NAME_INVALID: { message: 'app name "{name}" is not allowed: use letters, digits, ".", "_" and "-", not starting with "." or "-", at most 64 characters' },
   SUP_ERR_APP_SIGNAL_INVALID: { message: 'unknown signal "{signal}" (try SIGUSR2, SIGHUP or SIGTERM)' },
   SUP_ERR_APP_FORCE_MISMATCH: { message: 'app "{name}" already runs with another {keys}: -f adds workers to it only for the same script and options (start the copy with another --name)' },

@@ -32,7 +32,7 @@
  * @typedef {object} RolloutSummary how a reload or scale ended (`sup describe` shows the last one)
  * @property {'reload' | 'scale' | 'replace'} op
  * @property {'rolling' | 'restart'} strategy
- * @property {'reloaded' | 'restarted' | 'scaled' | 'unchanged' | 'aborted'} outcome
+ * @property {'reloaded' | 'restarted' | 'scaled' | 'unchanged' | 'aborted' | 'started'} outcome started: a config file's app that was not running
  * @property {string | null} reason
  * @property {WorkerRef[]} started
  * @property {WorkerRef[]} retired

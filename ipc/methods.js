@@ -54,19 +54,35 @@ export const METHODS = {
     properties: {
       apps: { type: 'array', items: APP_CONFIG_SCHEMA, minItems: 1, maxItems: 256 },
       // The caller's shell environment: inherited by the workers, never saved to disk.
-      shellEnv: ENV_RECORD
+      shellEnv: ENV_RECORD,
+      // "restart": apps that exist are restarted with these settings (a config file, PM2's start)
+      existing: { type: 'string', enum: ['restart'] },
+      // The settings the caller's flags name: what an existing app, stopped, takes on restart
+      given: { type: 'array', items: { type: 'string', maxLength: 64 }, maxItems: 256 }
     }
   },
   'app.stop': targets,
-  'app.restart': { type: 'object', required: ['targets'], properties: { ...targets.properties, shellEnv } },
+  'app.restart': {
+    type: 'object',
+    required: ['targets'],
+    properties: {
+      ...targets.properties,
+      shellEnv,
+      // Settings to change (--node-args), checked against the app config schema's types
+      update: { type: 'object', properties: /** @type {{ properties: Record<string, Schema> }} */ (APP_CONFIG_SCHEMA).properties },
+      toggleWatch: { type: 'boolean' }
+    }
+  },
   'app.reload': {
     type: 'object',
     required: ['targets'],
     properties: {
       ...targets.properties,
-      // New settings, from a config file: each must name a running app.
+      // New settings, from a config file: apps not running are started.
       apps: { type: 'array', items: APP_CONFIG_SCHEMA, maxItems: 256 },
       shellEnv,
+      // Settings to change in the targeted apps (--node-args)
+      update: { type: 'object', properties: /** @type {{ properties: Record<string, Schema> }} */ (APP_CONFIG_SCHEMA).properties },
       surge: { type: 'integer', minimum: 0, maximum: 1024 },
       maxUnavailable: { type: 'integer', minimum: 0, maximum: 1024 }
     }

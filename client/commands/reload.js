@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { SupError } from '../../ipc/errors.js'
-import { buildConfigs } from '../config/build.js'
+import { buildConfigs, buildUpdate } from '../config/build.js'
 import { isConfigFile } from '../config/load-file.js'
 import { connectDaemon } from '../daemon.js'
 import { renderWorkers } from '../format.js'
@@ -26,7 +26,11 @@ export async function run (targets, { paths, io, opts }) {
     /** @type {{ apps: import('../../ipc/events.js').RolloutOutcome[], workers: import('../../ipc/methods.js').WorkerRow[] }} */
     const result = await conn.request('app.reload', { ...params, ...limits })
     if (opts.json) io.out(JSON.stringify(result))
-    else if (result.workers.length > 0) io.out(renderWorkers(result.workers))
+    else {
+      // PM2 says so too: "Applications b not running, starting..."
+      for (const o of result.apps) if (o.outcome === 'started') io.out(`started ${o.name} (it was not running)`)
+      if (result.workers.length > 0) io.out(renderWorkers(result.workers))
+    }
     return reportOutcomes(result.apps, io, opts.json)
   } finally {
     await conn.close()
@@ -79,9 +83,15 @@ async function buildParams (targets, opts, io) {
       names.push(target)
     }
   }
-  /** @type {{ targets: string[], cwd: string, apps?: typeof apps, shellEnv?: Record<string, string> }} */
+  if (opts.env !== undefined && names.length > apps.length) {
+    throw new SupError('SUP_ERR_CLI_USAGE', { reason: `--env ${opts.env} takes env_${opts.env} from a config file: name the file (sup reload ecosystem.config.js --env ${opts.env})` })
+  }
+  /** @type {{ targets: string[], cwd: string, apps?: typeof apps, shellEnv?: Record<string, string>, update?: Record<string, unknown> }} */
   const params = { targets: names, cwd: io.cwd }
   if (apps.length > 0) params.apps = apps
-  if (opts.updateEnv) params.shellEnv = stringEnv(io.env)
+  // A config file brings the caller's environment along, as in PM2 (its JSON actions update env).
+  if (opts.updateEnv || apps.length > 0) params.shellEnv = stringEnv(io.env)
+  const update = buildUpdate(opts, io.cwd)
+  if (update) params.update = update
   return params
 }

@@ -1,9 +1,14 @@
 // @ts-check
 // sup start <script|config|-...>: normalise the apps here (paths resolve against the caller's
-// cwd), then hand them to the daemon and report each worker as it comes up.
+// cwd), then hand them to the daemon and report each worker as it comes up. As in PM2, what
+// exists already is restarted: an app named by the word (`sup start api`, `sup start 0`),
+// the apps of a config file that run (the others start), a stopped app of the same script.
+import { extname } from 'node:path'
 import { parseBalance } from '../../ipc/balance.js'
 import { SupError } from '../../ipc/errors.js'
-import { buildConfigs } from '../config/build.js'
+import { buildConfigs, buildUpdate } from '../config/build.js'
+import { isConfigFile } from '../config/load-file.js'
+import { appEntryFromFlags } from '../config/start-options.js'
 import { connectDaemon } from '../daemon.js'
 import { paintStatus, renderLogWarnings, renderWorkers } from '../format.js'
 import { stringEnv } from '../shell-env.js'
@@ -19,14 +24,35 @@ export const DEFAULT_CONFIG = 'ecosystem.config.js'
  */
 export async function run (targets, args, { paths, io, opts }) {
   const balance = wantedBalance(opts, io.env)
-  const configs = await buildAll(targets.length > 0 ? targets : [DEFAULT_CONFIG], args, opts, io.cwd)
+  const list = targets.length > 0 ? targets : [DEFAULT_CONFIG]
+  // A word that may name an app (PM2: a number, or no "/" and no extension) is asked about
+  // first; -f always starts a copy. Its flags are checked before the daemon is asked.
+  const named = opts.force || args.length > 0 ? [] : list.filter((t) => /^\d+$/.test(t) || (t !== '-' && !t.includes('/') && extname(t) === ''))
+  const update = named.length > 0 ? buildUpdate(opts, io.cwd) : undefined
+  let configs = await buildAll(list.filter((t) => !named.includes(t)), args, opts, io.cwd)
   const conn = await connectDaemon(paths, { start: true, daemonEnv: balance ? { SUP_BALANCE: balance } : {} })
   try {
     if (balance) await checkBalance(conn, balance)
-    const { fresh, joining } = opts.force ? await splitForced(conn, configs) : { fresh: configs, joining: [] }
+    /** @type {import('../../ipc/methods.js').WorkerRow[]} */
+    const restarted = []
+    /** @type {string[]} */
+    const unknown = []
+    for (const target of named) {
+      const rows = await restartNamed(conn, target, { update, toggleWatch: opts.watch !== undefined, cwd: io.cwd })
+      if (rows) restarted.push(...rows)
+      else unknown.push(target)
+    }
+    if (restarted.length > 0 && !opts.json) io.out(`restarted ${[...new Set(restarted.map((r) => r.name))].join(', ')} (it exists already: sup start of an app restarts it)`)
+    // A word that names no app is a script (or a command) to start after all.
+    if (unknown.length > 0) configs = [...configs, ...await buildAll(unknown, args, opts, io.cwd)]
+    if (configs.length === 0) return report(restarted, [], io, opts)
+    /** @type {Set<string>} */
+    const running = new Set((await conn.request('app.list')).map((/** @type {{ name: string }} */ r) => r.name))
+    const { fresh, joining } = opts.force ? splitForced(running, configs) : { fresh: configs, joining: [] }
     if (!opts.json) {
       for (const config of fresh) {
-        io.out(`starting ${config.name} (${config.exec_mode} mode, ${config.instances} worker${config.instances > 1 ? 's' : ''})`)
+        const size = `${config.exec_mode} mode, ${config.instances} worker${config.instances > 1 ? 's' : ''}`
+        io.out(running.has(config.name) && fromFile.has(config) ? `restarting ${config.name} with the file's settings (${size})` : `starting ${config.name} (${size})`)
       }
       for (const config of joining) io.out(`starting another copy of ${config.name} (-f): ${config.instances} more worker${config.instances > 1 ? 's' : ''}`)
       // Rows also change for other reasons (a log file failing): print state changes only.
@@ -41,35 +67,76 @@ export async function run (targets, args, { paths, io, opts }) {
       })
       await conn.request('subscribe', { topics: ['app.state'], apps: configs.map((c) => c.name) })
     }
+    const shellEnv = stringEnv(io.env)
+    // A config file's apps that run are restarted with the file's settings and the caller's
+    // environment (PM2's start of a file); a script's start may revive a stopped app of that
+    // script with the settings of the flags given; -f starts copies (no restart).
+    const files = fresh.filter((c) => fromFile.has(c))
+    const scripts = fresh.filter((c) => !fromFile.has(c))
+    const given = opts.force ? {} : { given: [...Object.keys(appEntryFromFlags(opts)), ...(args.length > 0 ? ['args'] : [])] }
     /** @type {import('../../ipc/methods.js').WorkerRow[]} */
-    const rows = fresh.length > 0 ? await conn.request('app.start', { apps: fresh, shellEnv: stringEnv(io.env) }) : []
+    const rows = [...restarted]
+    if (files.length > 0) rows.push(...await conn.request('app.start', { apps: files, shellEnv, existing: 'restart' }))
+    if (scripts.length > 0) rows.push(...await conn.request('app.start', { apps: scripts, shellEnv, ...given }))
     for (const config of joining) rows.push(...await joinApp(conn, config))
-    if (opts.json) io.out(JSON.stringify(rows))
-    else io.out([renderWorkers(rows), ...renderLogWarnings(rows)].join('\n'))
-    // an app with autostart: false is meant to be stopped
-    const held = new Set(configs.filter((c) => !c.autostart).map((c) => c.name))
-    const failed = rows.filter((r) => r.status === 'errored' || (r.status === 'stopped' && !held.has(r.name)))
-    // Apps left unstarted because what they depend on was not ready: they never ran.
-    const blocked = configs.filter((c) => c.depends_on?.length > 0 && rows.some((r) => r.name === c.name) &&
-      rows.filter((r) => r.name === c.name).every((r) => r.status === 'stopped' && r.last_exit === null))
-    for (const c of blocked) io.err(`sup: ${c.name} was not started: what it depends on (${c.depends_on.join(', ')}) was not ready in time (sup restart ${c.name} starts it)`)
-    if (failed.length > 0) {
-      const names = [...new Set(failed.map((r) => r.name))]
-      io.err(`sup: ${failed.length} worker(s) of ${names.join(', ')} did not come online (sup logs ${names[0]} --nostream shows why)`)
-      return 1
-    }
-    const retried = rows.filter((r) => r.status === 'waiting' && !held.has(r.name))
-    if (retried.length > 0 && !opts.json) {
-      const names = [...new Set(retried.map((r) => r.name))]
-      io.err(`sup: ${retried.length} worker(s) of ${names.join(', ')} exited and will be started again (sup logs ${names[0]} --nostream shows why, sup ls follows)`)
-    }
-    const waiting = rows.filter((r) => r.status !== 'online' && r.status !== 'waiting' && !held.has(r.name))
-    if (waiting.length > 0 && !opts.json) io.err(`sup: ${waiting.length} worker(s) not online yet (sup ls to follow)`)
-    return 0
+    return report(rows, configs, io, opts)
   } finally {
     await conn.close()
   }
 }
+
+/**
+ * `sup start <name|id|namespace>` of what exists: a restart (with the flags' settings; --watch
+ * toggles, as PM2's). Null when the word names nothing: then it is a script to start.
+ * @param {import('../../ipc/transport.js').Connection} conn
+ * @param {string} target
+ * @param {{ update: Record<string, unknown> | undefined, toggleWatch: boolean, cwd: string }} options
+ * @returns {Promise<import('../../ipc/methods.js').WorkerRow[] | null>}
+ */
+async function restartNamed (conn, target, { update, toggleWatch, cwd }) {
+  try {
+    return await conn.request('app.restart', { targets: [target], cwd, ...(update ? { update } : {}), ...(toggleWatch ? { toggleWatch } : {}) })
+  } catch (err) {
+    const code = /** @type {{ code?: string }} */ (err).code
+    if (code === 'SUP_ERR_APP_NOT_FOUND' || code === 'SUP_ERR_APP_NONE') return null
+    throw err
+  }
+}
+
+/**
+ * The workers, and on stderr those that did not come online; the exit code.
+ * @param {import('../../ipc/methods.js').WorkerRow[]} rows
+ * @param {import('../../ipc/app-config.js').AppConfig[]} configs what was started (for autostart and depends_on)
+ * @param {import('../cli.js').CliIo} io
+ * @param {Record<string, any>} opts
+ */
+function report (rows, configs, io, opts) {
+  if (opts.json) io.out(JSON.stringify(rows))
+  else io.out([renderWorkers(rows), ...renderLogWarnings(rows)].join('\n'))
+  // an app with autostart: false is meant to be stopped
+  const held = new Set(configs.filter((c) => !c.autostart).map((c) => c.name))
+  const failed = rows.filter((r) => r.status === 'errored' || (r.status === 'stopped' && !held.has(r.name)))
+  // Apps left unstarted because what they depend on was not ready: they never ran.
+  const blocked = configs.filter((c) => c.depends_on?.length > 0 && rows.some((r) => r.name === c.name) &&
+    rows.filter((r) => r.name === c.name).every((r) => r.status === 'stopped' && r.last_exit === null))
+  for (const c of blocked) io.err(`sup: ${c.name} was not started: what it depends on (${c.depends_on.join(', ')}) was not ready in time (sup restart ${c.name} starts it)`)
+  if (failed.length > 0) {
+    const names = [...new Set(failed.map((r) => r.name))]
+    io.err(`sup: ${failed.length} worker(s) of ${names.join(', ')} did not come online (sup logs ${names[0]} --nostream shows why)`)
+    return 1
+  }
+  const retried = rows.filter((r) => r.status === 'waiting' && !held.has(r.name))
+  if (retried.length > 0 && !opts.json) {
+    const names = [...new Set(retried.map((r) => r.name))]
+    io.err(`sup: ${retried.length} worker(s) of ${names.join(', ')} exited and will be started again (sup logs ${names[0]} --nostream shows why, sup ls follows)`)
+  }
+  const waiting = rows.filter((r) => r.status !== 'online' && r.status !== 'waiting' && !held.has(r.name))
+  if (waiting.length > 0 && !opts.json) io.err(`sup: ${waiting.length} worker(s) not online yet (sup ls to follow)`)
+  return 0
+}
+
+/** The configs that came from a config file (or "-"): on start, what of them exists restarts. */
+const fromFile = new WeakSet()
 
 /**
  * Every target's apps, in order; two with one name are refused before anything starts.
@@ -80,7 +147,11 @@ export async function run (targets, args, { paths, io, opts }) {
  */
 async function buildAll (targets, args, opts, cwd) {
   const configs = []
-  for (const target of targets) configs.push(...await buildConfigs(target, args, opts, cwd))
+  for (const target of targets) {
+    const built = await buildConfigs(target, args, opts, cwd)
+    if (target === '-' || isConfigFile(target)) for (const config of built) fromFile.add(config)
+    configs.push(...built)
+  }
   if (!opts.force) {
     const seen = new Set()
     for (const { name } of configs) {
@@ -94,13 +165,11 @@ async function buildAll (targets, args, opts, cwd) {
 /**
  * -f/--force: the apps whose name already runs get more workers (PM2 starts a second copy of
  * the script under the same name); the others start as new apps.
- * @param {import('../../ipc/transport.js').Connection} conn
+ * @param {Set<string>} names the apps the daemon has
  * @param {import('../../ipc/app-config.js').AppConfig[]} configs
  */
-async function splitForced (conn, configs) {
-  /** @type {import('../../ipc/methods.js').WorkerRow[]} */
-  const rows = await conn.request('app.list')
-  const running = new Set(rows.map((r) => r.name))
+function splitForced (names, configs) {
+  const running = new Set(names)
   /** @type {typeof configs} */
   const fresh = []
   /** @type {typeof configs} */

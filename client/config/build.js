@@ -42,3 +42,25 @@ export async function buildConfigs (target, args, opts, cwd, { stdin = readStdin
 export function rawFromFlags (script, args, opts) {
   return { script, args, ...appEntryFromFlags(opts) }
 }
+
+/** Flags that make another app (or a scale) rather than change this one: not taken on restart. */
+const NOT_UPDATES = new Set(['namespace', 'script', 'exec_mode', 'instances', 'force_fork', 'listen', 'watch'])
+
+/**
+ * The settings the given flags change, for an app that exists (`sup restart api --node-args
+ * "--harmony"`, `sup start api --time`), normalised as sup start would; undefined when none.
+ * `--node-args null` clears them, as in PM2. --watch is not here: on restart it toggles.
+ * `--name` renames the app (the daemon checks it names one).
+ * @param {Record<string, any>} opts the parsed flags
+ * @param {string} cwd
+ * @returns {Partial<import('../../ipc/app-config.js').AppConfig> | undefined}
+ */
+export function buildUpdate (opts, cwd) {
+  const entry = appEntryFromFlags(opts)
+  const keys = Object.keys(entry).filter((key) => !NOT_UPDATES.has(key))
+  if (keys.length === 0) return undefined
+  if (entry.interpreter_args === 'null') entry.interpreter_args = []
+  // Any file will do as the script: only the keys given are kept.
+  const config = normalizeApp({ name: 'update', ...entry, script: process.execPath }, { cwd, cpus: availableParallelism(), source: null })
+  return Object.fromEntries(keys.filter((key) => key in config).map((key) => [key, config[/** @type {keyof typeof config} */ (key)]]))
+}

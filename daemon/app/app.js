@@ -9,6 +9,7 @@ import { STATUS, isRunning, isSettled } from '../lifecycle.js'
 import { tolerateTimeout, until, withDeadline } from '../until.js'
 import { LogSink } from '../logs/sink.js'
 import { trackPidFile } from '../pid-file.js'
+import { freeInstances } from '../rollout/plan.js'
 import { AppTriggers } from '../triggers/app-triggers.js'
 import { Worker } from '../worker.js'
 import { gateUnready, probeWorker } from '../probes/worker-probes.js'
@@ -37,18 +38,21 @@ export class App extends EventEmitter {
    * @param {LogSetup} options.logging
    * @param {import('pino').Logger} options.logger
    * @param {() => number} options.nextId hands out worker ids (they are the registry's)
+   * @param {() => number} [options.spareId] an id nobody holds, for a worker that gives its own
+   *   to its successor in a reload; not counted as handed out (default: nextId)
    * @param {import('./effects.js').Effects} [options.effects]
    * @param {Record<string, string>} [options.agentEnv] extra variables for node workers' agent
    * @param {import('../sockets/held-sockets.js').HeldSockets | null} [options.sockets] the
    *   sockets the daemon holds for the app (fork mode, `listen`): every generation is handed them
    */
-  constructor ({ config, shellEnv, logging, logger, nextId, effects = REAL_EFFECTS, agentEnv = {}, sockets = null }) {
+  constructor ({ config, shellEnv, logging, logger, nextId, spareId = nextId, effects = REAL_EFFECTS, agentEnv = {}, sockets = null }) {
     super()
     this.config = config
     this.shellEnv = shellEnv
     this.sockets = sockets
     this.logger = logger
     this.nextId = nextId
+    this.spareId = spareId
     this.effects = effects
     this.agentEnv = agentEnv
     /** @type {{ from: string, at: number } | undefined} set when the app came back from the dump */
@@ -63,7 +67,7 @@ export class App extends EventEmitter {
     this.logs.on('line', (entry) => this.emit('log', entry))
     // A log file that fails (or works again) changes the rows: `sup ls` and monit should know.
     this.logs.on('status', () => this.announce())
-    this.triggers = new AppTriggers({ config, logFiles: this.logs.paths(), restart: (reason) => this.emit('trigger', reason), logger })
+    this.triggers = this.createTriggers(config)
     for (let instance = 0; instance < config.instances; instance++) this.addWorker(instance)
   }
 
@@ -71,13 +75,19 @@ export class App extends EventEmitter {
     return this.config.name
   }
 
+  /** @param {AppConfig} config */
+  createTriggers (config) {
+    return new AppTriggers({ config, logFiles: this.logs.paths(), restart: (reason) => this.emit('trigger', reason), logger: this.logger })
+  }
+
   /**
    * @param {number} instance
    * @param {import('../worker.js').AppRuntime} [runtime] config and env to run it with, when
    *   not the app's own (the new workers of a reload with changed settings)
+   * @param {number} [id] the id it takes over (a reload's successor); a new one otherwise
    */
-  addWorker (instance, runtime = this) {
-    const worker = new Worker({ id: this.nextId(), instance, app: runtime, logger: this.logger, effects: this.effects, agentEnv: this.agentEnv })
+  addWorker (instance, runtime = this, id = this.nextId()) {
+    const worker = new Worker({ id, instance, app: runtime, logger: this.logger, effects: this.effects, agentEnv: this.agentEnv })
     worker.on('state', (row) => this.emit('app.state', row))
     if (runtime.config.pid_file) trackPidFile(worker, runtime.config.pid_file, this.logger)
     worker.on('remove', () => this.removeWorker(worker))
@@ -113,9 +123,18 @@ export class App extends EventEmitter {
    * @param {Worker[]} [workers]
    */
   swap ({ config = this.config, shellEnv = this.shellEnv }, workers = this.workers) {
+    const before = this.config
     this.config = config
     this.shellEnv = shellEnv
     for (const worker of workers) worker.app = this
+    if (config === before) return
+    this.logs.reconfigure(config)
+    // cron_restart and watch follow the new settings: `sup stop` turns watch off, a restart
+    // from the config file turns it back on (PM2).
+    if (TRIGGER_KEYS.some((key) => JSON.stringify(config[key]) !== JSON.stringify(before[key]))) {
+      this.triggers.stop().catch(() => {})
+      this.triggers = this.createTriggers(config)
+    }
   }
 
   /**
@@ -175,6 +194,25 @@ export function lockApps (apps, op) {
   }
 }
 
+/**
+ * Settings `sup start <existing app> [flags]` and `sup restart --node-args` may change; the
+ * others (name, script, instances, mode, sockets) make another app, or a scale.
+ */
+const UNCHANGEABLE = new Set(['name', 'namespace', 'script', 'exec_mode', 'instances', 'listen', 'source'])
+
+/**
+ * @param {AppConfig} config
+ * @param {Partial<AppConfig>} update
+ * @returns {AppConfig}
+ */
+export function updateConfig (config, update) {
+  const allowed = Object.entries(update).filter(([key]) => !UNCHANGEABLE.has(key) && key in config)
+  return allowed.length === 0 ? config : Object.freeze({ ...config, ...Object.fromEntries(allowed) })
+}
+
+/** @type {ReadonlyArray<keyof AppConfig>} the settings AppTriggers is built from */
+const TRIGGER_KEYS = ['cron_restart', 'watch', 'watch_paths', 'ignore_watch', 'watch_delay', 'cwd']
+
 /** Extra time an operation waits beyond the app's own timeouts before answering anyway. */
 const SETTLE_GRACE = 2000
 
@@ -191,6 +229,24 @@ export async function settle (workers, predicate) {
   await withDeadline(longest + SETTLE_GRACE, workers[0].effects.timers, `${workers.length} worker(s) to settle`, async (signal) => {
     await Promise.all(workers.map((w) => until(w, () => predicate(w.state), signal)))
   })
+}
+
+/**
+ * Bring an app to `count` workers at once (a restart with a new size, not a rolling scale):
+ * new workers, stopped, on the lowest free instances; or the highest instances stopped and removed.
+ * @param {App} app
+ * @param {number} count
+ * @returns {Worker[]} the workers on their way out
+ */
+export function resizeWorkers (app, count) {
+  const extra = app.workers.length - count
+  if (extra > 0) {
+    const leaving = [...app.workers].sort((a, b) => b.instance - a.instance || b.id - a.id).slice(0, extra)
+    for (const worker of leaving) worker.dispatch({ type: 'stop', then: 'remove' })
+    return leaving
+  }
+  for (const instance of freeInstances(app.workers.map((w) => w.instance), -extra)) app.addWorker(instance)
+  return []
 }
 
 /**

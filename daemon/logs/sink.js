@@ -50,6 +50,7 @@ export class LogSink extends EventEmitter {
     this.logsDir = logsDir
     this.logger = logger
     this.files = files ?? new LogFiles({ logger })
+    this.defaults = defaults
     this.rotation = rotationFor(config, defaults)
     this.timers = timers
     this.maxPause = maxPause
@@ -60,6 +61,16 @@ export class LogSink extends EventEmitter {
     this.streams = new Set()
     /** A file's error appeared or cleared: the app's rows changed. */
     this.onFileStatus = () => this.emit('status')
+  }
+
+  /**
+   * The app's config changed (a restart or reload with new settings): streams attached from
+   * now on use it (file names, timestamps, rotation); those attached before keep their files.
+   * @param {import('../../ipc/app-config.js').AppConfig} config
+   */
+  reconfigure (config) {
+    this.config = config
+    this.rotation = rotationFor(config, this.defaults)
   }
 
   /**

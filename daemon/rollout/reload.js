@@ -3,7 +3,7 @@
 // time; `reload all` goes app by app. Cluster apps roll (rollout.js); fork-mode apps have no
 // shared socket to hand over, so their reload is a restart and says so.
 import { SupError } from '../../ipc/errors.js'
-import { lockApps, restartWorkers } from '../app/app.js'
+import { lockApps, restartWorkers, updateConfig } from '../app/app.js'
 import { DEFAULT_LIMITS, checkLimits, freeInstances, resolveScale } from './plan.js'
 import { canRoll, rollWorkers } from './rollout.js'
 
@@ -17,11 +17,14 @@ import { canRoll, rollWorkers } from './rollout.js'
  * @property {Map<string, App>} apps
  * @property {(targets: string[], options?: { cwd?: string }) => Worker[]} resolve
  * @property {() => import('../../ipc/methods.js').WorkerRow[]} list
+ * @property {import('../app/effects.js').Effects} effects
+ * @property {(configs: AppConfig[], shellEnv: Record<string, string>) => Promise<import('../../ipc/methods.js').WorkerRow[]>} start
  *
  * @typedef {object} RolloutSummary what `sup describe` shows of an app's last reload or scale
  * @property {'reload' | 'scale' | 'replace'} op
  * @property {'rolling' | 'restart'} strategy
- * @property {'reloaded' | 'restarted' | 'scaled' | 'unchanged' | 'aborted'} outcome
+ * @property {'reloaded' | 'restarted' | 'scaled' | 'unchanged' | 'aborted' | 'started'} outcome
+ *   started: an app of the config file that was not running (PM2's startOrReload)
  * @property {string | null} reason
  * @property {WorkerRef[]} started
  * @property {WorkerRef[]} retired
@@ -33,31 +36,43 @@ import { canRoll, rollWorkers } from './rollout.js'
  */
 
 /**
- * Reload apps one after the other.
+ * Reload apps one after the other; the apps of a config file that are not running are started
+ * (as PM2's reload and startOrReload of a config file do), with `shellEnv` (or none).
  * @param {Registry} registry
- * @param {{ targets: string[], cwd?: string, apps?: AppConfig[], shellEnv?: Record<string, string>, surge?: number, maxUnavailable?: number }} params
+ * @param {{ targets: string[], cwd?: string, apps?: AppConfig[], shellEnv?: Record<string, string>, update?: Partial<AppConfig>, surge?: number, maxUnavailable?: number }} params
+ *   update: settings to change in the targeted apps (--node-args)
  */
-export async function reloadApps (registry, { targets, cwd, apps = [], shellEnv, surge = DEFAULT_LIMITS.surge, maxUnavailable = DEFAULT_LIMITS.maxUnavailable }) {
+export async function reloadApps (registry, { targets, cwd, apps = [], shellEnv, update, surge = DEFAULT_LIMITS.surge, maxUnavailable = DEFAULT_LIMITS.maxUnavailable }) {
   const limits = { surge, maxUnavailable }
   const problem = checkLimits(limits)
   if (problem) throw new SupError('SUP_ERR_RELOAD_INVALID_LIMITS', { reason: problem })
   /** @type {Map<App, Worker[]>} */
   const groups = new Map()
-  for (const worker of registry.resolve(targets, { cwd })) {
+  // The names of a config file's apps come with their settings (and may not run yet).
+  const named = targets.filter((t) => !apps.some((c) => c.name === t))
+  for (const worker of named.length > 0 ? registry.resolve(named, { cwd }) : []) {
     const app = appOf(registry, worker)
     groups.set(app, [...(groups.get(app) ?? []), worker])
   }
+  const missing = apps.filter((config) => !registry.apps.has(config.name))
   for (const config of apps) {
     const app = registry.apps.get(config.name)
-    if (!app) throw new SupError('SUP_ERR_APP_NOT_FOUND', { target: config.name })
-    if (!groups.has(app)) groups.set(app, [...app.workers])
+    if (app && !groups.has(app)) groups.set(app, [...app.workers])
   }
   const release = lockApps([...groups.keys()], 'reload')
   /** @type {RolloutOutcome[]} */
   const outcomes = []
   try {
+    if (missing.length > 0) {
+      const began = registry.effects.now()
+      await registry.start(missing, shellEnv ?? {})
+      const ms = registry.effects.now() - began
+      for (const config of missing) {
+        outcomes.push({ name: config.name, code: null, op: 'reload', strategy: 'restart', outcome: 'started', reason: 'not running: started', started: [], retired: [], failed: [], at: began + ms, ms })
+      }
+    }
     for (const [app, workers] of groups) {
-      const config = apps.find((c) => c.name === app.name)
+      const config = apps.find((c) => c.name === app.name) ?? (update ? updateConfig(app.config, update) : undefined)
       outcomes.push(await reloadApp(app, workers, { config, shellEnv, limits }))
       release(app)
     }
@@ -178,17 +193,14 @@ export async function scaleApp (app, spec) {
 export async function replaceWorker (app, worker) {
   const release = app.lock('replace')
   const began = app.effects.now()
-  const restarts = worker.state.restarts + 1
   const report = app.reporter('replace')
   try {
     if (!canRoll(app)) {
       await restartWorkers([worker])
       return finish(app, report, { op: 'replace', strategy: 'restart', outcome: 'restarted', reason: null, started: [], retired: [], failed: [] }, began)
     }
+    // The successor takes over the id and the count, plus one (rollWorkers).
     const result = await rollWorkers({ app, old: [worker], instances: [worker.instance], limits: DEFAULT_LIMITS, report })
-    for (const { id } of result.started) {
-      app.workers.find((w) => w.id === id)?.dispatch({ type: 'carry-restarts', restarts })
-    }
     return finish(app, report, { op: 'replace', strategy: 'rolling', outcome: result.outcome === 'done' ? 'reloaded' : 'aborted', ...pick(result) }, began)
   } finally {
     release()

@@ -15,9 +15,9 @@ const RETIRE_GRACE = 5000
  * @typedef {import('../worker.js').AppRuntime} AppRuntime
  * @typedef {{ id: number, instance: number, pid: number | null }} WorkerRef
  *
- * @typedef {Pick<import('../app/app.js').App, 'config' | 'workers' | 'addWorker' | 'effects'>} RolloutHost
- *   what a rollout needs of its app: its config and workers, a way to add a worker, and the
- *   clock, timers and balancing
+ * @typedef {Pick<import('../app/app.js').App, 'config' | 'workers' | 'addWorker' | 'spareId' | 'effects'>} RolloutHost
+ *   what a rollout needs of its app: its config and workers, a way to add a worker, a spare id,
+ *   and the clock, timers and balancing
  *
  * @typedef {object} RolloutOptions
  * @property {RolloutHost} app
@@ -71,9 +71,21 @@ export async function rollWorkers ({ app, old, instances, runtime, limits, repor
     watched.push(w)
   }
   old.forEach(watch)
+  // As in PM2's reload, a new worker takes over the id of the old one on its instance (which
+  // keeps a spare id until it is gone) and its restart count, plus one: what monitors key on.
+  const predecessors = new Map(old.map((w) => [w.instance, w]))
+  /** @type {Map<Worker, Worker>} new worker → the old one whose id it took */
+  const successions = new Map()
 
   const start = (/** @type {number} */ instance) => {
-    const worker = app.addWorker(instance, runtime)
+    const predecessor = predecessors.get(instance)
+    const id = predecessor?.id
+    if (predecessor && !predecessor.removed) predecessor.renumber(app.spareId())
+    const worker = app.addWorker(instance, runtime, id)
+    if (predecessor) {
+      worker.dispatch({ type: 'carry-restarts', restarts: predecessor.state.restarts + 1 })
+      successions.set(worker, predecessor)
+    }
     watch(worker)
     // With wait_ready, a worker listens before it is ready; while others serve, it declines
     // connections (the primary hands them to another worker) until its 'ready'.
@@ -144,6 +156,13 @@ export async function rollWorkers ({ app, old, instances, runtime, limits, repor
       result.outcome = 'aborted'
       const failed = [...fresh].filter(([, info]) => !info.ready).map(([w]) => w)
       for (const worker of failed) {
+        // The old worker still serving gets its id back.
+        const predecessor = successions.get(worker)
+        if (predecessor && !predecessor.removed) {
+          const id = worker.id
+          worker.renumber(predecessor.id)
+          predecessor.renumber(id)
+        }
         result.failed.push({ id: worker.id, instance: worker.instance, pid: fresh.get(worker)?.pid ?? null })
         const gone = waitRemoved(worker, 2 * config.kill_timeout + RETIRE_GRACE, timers)
         // Drained like an old worker: a failed one that listens (a gated wait_ready worker)

@@ -74,11 +74,11 @@ for (const mode of ['fork', 'cluster']) {
     assert.equal(start.code, 0, start.stderr)
     const [first] = await waitForRows(home, (rs) => rs[0]?.status === 'online', { what: 'online' })
     assert.equal(first.mode, mode)
-    // Cluster mode replaces gracefully: a successor (a new worker id) takes over the count.
+    // Cluster mode replaces gracefully: a successor takes over the id and the count.
     const rows = await waitForRows(home, (rs) => rs.some((r) => r.restarts >= 1 && r.pid !== first.pid && r.status === 'online'), { what: 'a replacement for memory', timeout: 20_000 })
     const successor = rows.find((r) => r.restarts >= 1 && r.pid !== first.pid)
     assert.equal(successor?.instance, 0)
-    if (mode === 'cluster') assert.notEqual(successor?.id, first.id)
+    assert.equal(successor?.id, first.id)
     const log = readFileSync(home.paths.daemonLog, 'utf8')
     const entry = log.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((e) => e.msg?.includes('max_memory_restart'))
     assert.ok(entry, 'the daemon log says why')

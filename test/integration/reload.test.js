@@ -34,7 +34,8 @@ function assertNoFailedRequests (seen) {
 }
 
 /**
- * After a reload: the same instances, all online, new pids and ids, every old pid gone.
+ * After a reload: the same instances and ids (each new worker takes its predecessor's, as in
+ * PM2), all online, new pids, every old pid gone.
  * @param {WorkerRow[]} before
  * @param {WorkerRow[]} after
  */
@@ -42,7 +43,8 @@ async function assertReplaced (before, after) {
   assert.deepEqual(after.map((r) => r.status), before.map(() => 'online'))
   assert.deepEqual(after.map((r) => r.instance).sort(), before.map((r) => r.instance).sort())
   assert.equal(new Set(after.map((r) => r.id)).size, after.length, 'ids stay unique')
-  for (const row of after) assert.ok(!before.some((b) => b.pid === row.pid || b.id === row.id), `worker ${row.id} is new`)
+  assert.deepEqual(after.map((r) => [r.instance, r.id]).sort(), before.map((r) => [r.instance, r.id]).sort(), 'each instance keeps its id')
+  for (const row of after) assert.ok(!before.some((b) => b.pid === row.pid), `worker ${row.id} is new`)
   await waitForExit(/** @type {number[]} */ (before.map((r) => r.pid)))
 }
 

@@ -51,6 +51,23 @@ describe('trackPidFile', () => {
     assert.ok(await gone(file))
   })
 
+  test('a reload: the old worker gives its id (and file) to its successor and writes its pid under its spare id', async () => {
+    const old = Object.assign(new EventEmitter(), { id: 0 })
+    const successor = Object.assign(new EventEmitter(), { id: 0 })
+    trackPidFile(old, path.join(dir, 'web.pid'), logger)
+    trackPidFile(successor, path.join(dir, 'web.pid'), logger)
+    old.emit('state', { pid: 111 })
+    assert.equal(await read(path.join(dir, 'web-0.pid')), '111\n')
+    old.id = 5
+    old.emit('renumber', 5)
+    successor.emit('state', { pid: 222 })
+    assert.equal(await read(path.join(dir, 'web-5.pid')), '111\n')
+    old.emit('state', { pid: null })
+    old.emit('remove')
+    assert.ok(await gone(path.join(dir, 'web-5.pid')))
+    assert.equal(await read(path.join(dir, 'web-0.pid')), '222\n', 'the old worker leaves the successor\'s file alone')
+  })
+
   test('a file that cannot be written is logged, not thrown', async () => {
     const worker = Object.assign(new EventEmitter(), { id: 1 })
     /** @type {unknown[]} */

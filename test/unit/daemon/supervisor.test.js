@@ -28,7 +28,7 @@ describe('Supervisor', () => {
     assert.deepEqual([...supervisor.apps.keys()], ['a'])
   })
 
-  test('ids go on across apps and are never reused; targets resolve by name, id and "all"', async (t) => {
+  test('ids go on across apps; a deleted app\'s are not reused while apps remain; targets resolve by name, id and "all"', async (t) => {
     const { effects, supervisor } = setup(t)
     await drive(effects, supervisor.start([appConfig({ name: 'a', instances: 2 }), appConfig({ name: 'b', instances: 1 })], {}))
     assert.deepEqual(supervisor.list().map((r) => [r.name, r.id]), [['a', 0], ['a', 1], ['b', 2]])
@@ -38,6 +38,72 @@ describe('Supervisor', () => {
     await drive(effects, supervisor.delete(['b']))
     await drive(effects, supervisor.start([appConfig({ name: 'b', instances: 1 })], {}))
     assert.deepEqual(supervisor.list().map((r) => r.id), [0, 1, 3])
+  })
+
+  test('as PM2: once every app is deleted, ids start from 0 again', async (t) => {
+    const { effects, supervisor } = setup(t)
+    await drive(effects, supervisor.start([appConfig({ name: 'a', instances: 2 }), appConfig({ name: 'b', instances: 1 })], {}))
+    await drive(effects, supervisor.delete(['all']))
+    await drive(effects, supervisor.start([appConfig({ name: 'c', instances: 2 })], {}))
+    assert.deepEqual(supervisor.list().map((r) => [r.name, r.id]), [['c', 0], ['c', 1]])
+  })
+
+  test('a reload keeps the ids, and does not move the ids later apps get', async (t) => {
+    const { effects, supervisor } = setup(t)
+    await drive(effects, supervisor.start([appConfig({ name: 'a', exec_mode: 'cluster', instances: 2 })], {}))
+    await drive(effects, supervisor.reload({ targets: ['a'] }))
+    await drive(effects, supervisor.start([appConfig({ name: 'b', instances: 1 })], {}))
+    assert.deepEqual(supervisor.list().map((r) => [r.name, r.id, r.restarts]), [['a', 0, 1], ['a', 1, 1], ['b', 2, 0]])
+  })
+
+  test('start of what exists (PM2): a config file restarts its running apps with its settings and starts the rest', async (t) => {
+    const { effects, supervisor } = setup(t)
+    await drive(effects, supervisor.start([appConfig({ name: 'a', instances: 2, env: { V: '1' } })], { SHELL: 'first' }))
+    const rows = await drive(effects, supervisor.start([appConfig({ name: 'a', instances: 1, env: { V: '2' } }), appConfig({ name: 'b', instances: 1 })], { SHELL: 'second' }, { existing: 'restart' }))
+    assert.deepEqual(rows.map((r) => [r.name, r.id, r.status, r.restarts]), [['a', 0, 'online', 1], ['b', 2, 'online', 0]])
+    const a = /** @type {import('../../../daemon/app/app.js').App} */ (supervisor.apps.get('a'))
+    assert.deepEqual([a.config.env, a.config.instances, a.shellEnv], [{ V: '2' }, 1, { SHELL: 'second' }])
+    assert.equal(effects.spawned.filter((p) => p.config.name === 'a').at(-1)?.env.V, '2')
+  })
+
+  test('start of a stopped app of the same script revives it with the settings given; a running one is refused', async (t) => {
+    const { effects, supervisor } = setup(t)
+    await drive(effects, supervisor.start([appConfig({ name: 'a', instances: 1, kill_timeout: 700, time: false })], { SHELL: 'first' }))
+    await assert.rejects(supervisor.start([appConfig({ name: 'a', instances: 1, time: true })], {}, { given: ['time'] }), { code: 'SUP_ERR_APP_ALREADY_EXISTS' })
+    await drive(effects, supervisor.stop(['a']))
+    await assert.rejects(supervisor.start([appConfig({ name: 'a', instances: 1, script: '/srv/other.js' })], {}, { given: [] }), { code: 'SUP_ERR_APP_ALREADY_EXISTS' })
+    const rows = await drive(effects, supervisor.start([appConfig({ name: 'a', instances: 1, time: true })], { SHELL: 'second' }, { given: ['time'] }))
+    assert.deepEqual(rows.map((r) => [r.id, r.status, r.restarts]), [[0, 'online', 0]])
+    const a = /** @type {import('../../../daemon/app/app.js').App} */ (supervisor.apps.get('a'))
+    assert.deepEqual([a.config.time, a.config.kill_timeout, a.shellEnv], [true, 700, { SHELL: 'first' }], 'only what was given changes; the environment stays')
+  })
+
+  test('restart with settings to change: only those, never the size', async (t) => {
+    const { effects, supervisor } = setup(t)
+    await drive(effects, supervisor.start([appConfig({ name: 'a', instances: 1 })], {}))
+    await drive(effects, supervisor.restart(['a'], { update: { interpreter_args: ['--x'], instances: 3 } }))
+    const a = /** @type {import('../../../daemon/app/app.js').App} */ (supervisor.apps.get('a'))
+    assert.deepEqual([a.config.interpreter_args, a.config.name, a.workers.length], [['--x'], 'a', 1])
+    assert.deepEqual(effects.spawned[effects.spawned.length - 1].config.interpreter_args, ['--x'])
+  })
+
+  test('restart --name renames one app in place; several apps or a taken name are refused', async (t) => {
+    const { effects, supervisor } = setup(t)
+    await drive(effects, supervisor.start([appConfig({ name: 'a', instances: 1 }), appConfig({ name: 'b', instances: 1 })], {}))
+    await drive(effects, supervisor.restart(['0'], { update: { name: 'c' } }))
+    assert.deepEqual(supervisor.list().map((r) => [r.id, r.name]), [[0, 'c'], [1, 'b']])
+    assert.deepEqual([...supervisor.apps.keys()], ['c', 'b'])
+    await assert.rejects(supervisor.restart(['c'], { update: { name: 'b' } }), { code: 'SUP_ERR_APP_ALREADY_EXISTS' })
+    await assert.rejects(supervisor.restart(['all'], { update: { name: 'd' } }), { code: 'SUP_ERR_APP_RENAME_MANY' })
+    assert.deepEqual([...supervisor.apps.keys()], ['c', 'b'])
+  })
+
+  test('reload with a config file starts its apps that do not run', async (t) => {
+    const { effects, supervisor } = setup(t)
+    await drive(effects, supervisor.start([appConfig({ name: 'a', instances: 1 })], {}))
+    const { apps } = await drive(effects, supervisor.reload({ targets: ['a', 'b'], apps: [appConfig({ name: 'a', instances: 1 }), appConfig({ name: 'b', instances: 1 })] }))
+    assert.deepEqual(apps.map((o) => [o.name, o.outcome]), [['b', 'started'], ['a', 'reloaded']])
+    assert.deepEqual(supervisor.list().map((r) => [r.name, r.status, r.restarts]), [['a', 'online', 1], ['b', 'online', 0]])
   })
 
   test('the apps\' events come out of the supervisor: app.state, log, reload.progress', async (t) => {

@@ -115,6 +115,31 @@ describe('the config swap', () => {
   })
 })
 
+describe('a reload keeps ids and counts a restart (PM2)', () => {
+  test('each new worker takes the id of the old one on its instance, and its count plus one', async (t) => {
+    const { supervisor, drive, app } = await setup(t)
+    app.workers[1].dispatch({ type: 'carry-restarts', restarts: 3 })
+    const before = app.workers.map((w) => ({ worker: w, id: w.id, instance: w.instance }))
+    const reloading = supervisor.reload({ targets: ['api'] })
+    // While the first successor comes up, its predecessor holds a spare id: ids stay unique.
+    const during = supervisor.list().map((r) => r.id)
+    assert.equal(new Set(during).size, during.length, `unique ids during the reload (${during})`)
+    await drive(reloading)
+    assert.deepEqual(app.workers.map((w) => [w.id, w.instance, w.state.restarts]), [[before[0].id, 0, 1], [before[1].id, 1, 4]])
+    assert.ok(app.workers.every((w) => !before.some((b) => b.worker === w)), 'new workers')
+  })
+
+  test('an aborted reload gives the old worker its id back', async (t) => {
+    const { supervisor, drive, app, script } = await setup(t)
+    const before = app.workers.map((w) => [w.id, w.instance])
+    script.crash = true
+    const { apps } = await drive(supervisor.reload({ targets: ['api'] }))
+    assert.equal(apps[0].outcome, 'aborted')
+    assert.deepEqual(app.workers.map((w) => [w.id, w.instance]), before)
+    assert.deepEqual(app.workers.map((w) => w.state.restarts), [0, 0])
+  })
+})
+
 describe('replaceWorker counts a restart', () => {
   /** @type {Array<{ name: string, mode: 'cluster' | 'fork', outcome: string }>} */
   const cases = [
@@ -126,10 +151,12 @@ describe('replaceWorker counts a restart', () => {
       const { supervisor, drive, app } = await setup(t, { exec_mode: c.mode })
       const [worker] = app.workers
       worker.dispatch({ type: 'carry-restarts', restarts: 4 })
+      const id = worker.id
       const outcome = await drive(supervisor.replaceWorker(worker))
       assert.equal(outcome.outcome, c.outcome)
       const successor = app.workers.find((w) => w.instance === 0)
       assert.equal(successor?.state.restarts, 5)
+      assert.equal(successor?.id, id, 'and the id')
     })
   }
 })
