@@ -24,6 +24,26 @@ import { listingForm } from './spawn-daemon.js'
  * @property {any[]} args the command's arguments, as commander parsed them (variadic ones as arrays)
  */
 
+const requireHere = createRequire(import.meta.url)
+
+/**
+ * A module of the CLI: require()d where Node takes ES modules that way (>= 20.19, 22.12), which
+ * loads a module and its imports synchronously and skips the ESM loader's per-file promises
+ * (docs/benchmarks.md); import()ed elsewhere.
+ * @param {string} specifier relative to this file
+ * @returns {Promise<any>}
+ */
+async function loadModule (specifier) {
+  if (process.features.require_module) {
+    try {
+      return requireHere(specifier)
+    } catch (err) {
+      if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'ERR_REQUIRE_ASYNC_MODULE') throw err
+    }
+  }
+  return import(specifier)
+}
+
 /**
  * Run the CLI; resolves with the exit code.
  * @param {string[]} argv user arguments (without node and the script)
@@ -35,7 +55,7 @@ export async function main (argv, io) {
   const listing = listingForm(argv)
   if (listing) {
     try {
-      const { run } = await import('./commands/ls.js')
+      const { run } = await loadModule('./commands/ls.js')
       return (await run({ paths: resolvePaths(io.env), io, opts: listing, args: [] })) ?? 0
     } catch (err) {
       return reportError(err, io)
@@ -53,7 +73,7 @@ export async function main (argv, io) {
     if (color === false) (await import('./format.js')).turnColorOff()
     const quiet = (silent || isSet(io.env.PM2_SILENT)) && !KEEP_OUTPUT_WHEN_SILENT.has(command.name())
     const ctx = { paths: resolvePaths(io.env), io: quiet ? silence(io) : io, opts: command.opts(), args: command.processedArgs }
-    const mod = await import(`./commands/${file}.js`)
+    const mod = await loadModule(`./commands/${file}.js`)
     exitCode = (await call(mod, ctx)) ?? 0
   }
 

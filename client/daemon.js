@@ -14,11 +14,13 @@ const NO_ACCESS = new Set(['EACCES', 'EPERM'])
 
 /**
  * @param {import('../ipc/paths.js').SupPaths} paths
- * @param {{ start?: boolean, daemonEnv?: Record<string, string> }} [options] start a daemon when
- *   none runs, with `daemonEnv` added to its environment (e.g. SUP_BALANCE)
+ * @param {{ start?: boolean, daemonEnv?: Record<string, string>, pipeline?: boolean }} [options] start
+ *   a daemon when none runs, with `daemonEnv` added to its environment (e.g. SUP_BALANCE);
+ *   `pipeline`: return without waiting for hello's answer, the next requests going right
+ *   behind it (their answers still wait for it, and its error wins)
  * @returns {Promise<import('../ipc/transport.js').Connection>}
  */
-export async function connectDaemon (paths, { start = false, daemonEnv = {} } = {}) {
+export async function connectDaemon (paths, { start = false, daemonEnv = {}, pipeline = false } = {}) {
   let conn
   try {
     const early = start ? takeEarlyStart() : null
@@ -37,7 +39,12 @@ export async function connectDaemon (paths, { start = false, daemonEnv = {} } = 
     await startDaemon(paths, daemonEnv)
     conn = await connectWithRetry(paths.socket)
   }
-  await conn.request('hello', { protocol: PROTOCOL_VERSION, client: 'sup-cli' }).catch(async (err) => {
+  const hello = conn.request('hello', { protocol: PROTOCOL_VERSION, client: 'sup-cli' })
+  if (pipeline) {
+    conn.afterHello(hello)
+    return conn
+  }
+  await hello.catch(async (err) => {
     await conn.close()
     throw err
   })

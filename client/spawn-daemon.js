@@ -1,6 +1,6 @@
 // @ts-check
 // Spawn the daemon and wait for its first word. Kept apart from the rest of the client, with
-// nothing heavy to import, so that bin/sup.js can start a daemon for a cold `sup ls` before
+// nothing heavy to import, so that bin/sup.cjs can start a daemon for a cold `sup ls` before
 // it loads the CLI: the daemon boots on one core while the CLI loads on the other, and the
 // command waits for the slower of the two instead of both (docs/benchmarks.md, cold start).
 import { spawn } from 'node:child_process'
@@ -10,7 +10,7 @@ import { readHandshake } from '../ipc/daemon-handshake.js'
 import { SupError } from '../ipc/errors.js'
 import { resolvePaths } from '../ipc/paths.js'
 
-const DAEMON_MAIN = fileURLToPath(new URL('../daemon/main.js', import.meta.url))
+const DAEMON_MAIN = fileURLToPath(new URL('../daemon/main.cjs', import.meta.url))
 /** How long a daemon may take to report ready before we give up on it. */
 export const START_TIMEOUT = 10_000
 

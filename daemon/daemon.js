@@ -8,6 +8,7 @@ import { resolvePaths } from '../ipc/paths.js'
 import { guardHome } from './home-guard.js'
 import { acquireLock } from './lock.js'
 import { readLogDefaults } from './logs/defaults.js'
+import { setLinesWanted } from './logs/sink.js'
 import { MetricsEndpoint } from './metrics/endpoint.js'
 import { guardMemory } from './metrics/memory-guard.js'
 import { agentIntervalFor, metricsEvent, Sampler } from './metrics/sampler.js'
@@ -90,7 +91,11 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
     throw err
   }
   supervisor.on('app.state', (row) => server.publish('app.state', row))
-  supervisor.on('log', (entry) => server.publish('log', entry))
+  const publishLog = (/** @type {any} */ entry) => server.publish('log', entry)
+  supervisor.on('log', publishLog)
+  // Log lines are cut and decoded one by one only while someone follows them: a subscriber
+  // on the socket, or a listener in this process (sup-runtime prints every line).
+  setLinesWanted(() => server.wants('log') || supervisor.listeners('log').some((listener) => listener !== publishLog))
   supervisor.on('reload.progress', (progress) => server.publish('reload.progress', progress))
   sampler.on('sample', (worker) => server.publish('metrics', metricsEvent(worker)))
   guardMemory({ sampler, logger, replace: (worker) => supervisor.replaceWorker(worker) })

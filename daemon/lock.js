@@ -44,7 +44,7 @@ export function mayBeDaemon (pid) {
   } catch {
     return true
   }
-  return argv.some((arg) => /(^|\/)daemon\/main\.js$|sup-runtime(\.js)?$/.test(arg))
+  return argv.some((arg) => /(^|\/)daemon\/main\.c?js$|sup-runtime(\.js)?$/.test(arg))
 }
 
 /** @param {string} pidFile */

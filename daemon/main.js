@@ -3,16 +3,11 @@
 // daemon.log, an IPC channel for its first word: ipc/daemon-handshake.js), or in the
 // foreground by hand.
 import { fstatSync, statSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { failedWord, readyWord } from '../ipc/daemon-handshake.js'
 import { toSupError } from '../ipc/errors.js'
 import { resolvePaths } from '../ipc/paths.js'
 import { openDaemon, survivePanics } from './daemon.js'
-
-// CommonJS dependencies are require()d: an ESM import of them starts Node's CJS export
-// lexer first, a cost every daemon start paid for nothing (docs/benchmarks.md, cold start).
-/** @type {typeof import('pino').default} */
-const pino = createRequire(import.meta.url)('pino')
+import { createLogger, fileDestination } from './logger.js'
 
 /** @param {object} message */
 const notify = (message) => {
@@ -23,11 +18,8 @@ const notify = (message) => {
 const { daemonLog } = resolvePaths(process.env)
 // Started by the CLI, stdout is daemon.log: log to it by path instead, so the log can be
 // reopened if SUP_HOME is deleted under the daemon (daemon/home-guard.js). By hand, stdout.
-const destination = isFile(1, daemonLog) ? pino.destination({ dest: daemonLog, append: true, sync: true, mode: 0o600 }) : undefined
-// A line that cannot be written (disk full) is lost, never an exception: the daemon must not
-// die of its own log. SonicBoom retries with the next line.
-destination?.on('error', () => {})
-const logger = pino({ base: { pid: process.pid } }, destination)
+const destination = isFile(1, daemonLog) ? fileDestination(daemonLog) : null
+const logger = createLogger({ base: { pid: process.pid }, write: destination?.write })
 /** @type {import('./daemon.js').Daemon | null} */
 let daemon = null
 const stop = async (/** @type {string} */ reason) => {
@@ -36,9 +28,15 @@ const stop = async (/** @type {string} */ reason) => {
   process.exit(0)
 }
 
-try {
-  daemon = await openDaemon({ env: process.env, argv: process.argv.slice(2), logger, persist: true, onKill: stop, reopenLog: () => destination?.reopen() })
-} catch (err) {
+// No top-level await, so that main.cjs can require() this module.
+openDaemon({ env: process.env, argv: process.argv.slice(2), logger, persist: true, onKill: stop, reopenLog: () => destination?.reopen() }).then((opened) => {
+  daemon = opened
+  process.on('SIGTERM', () => stop('SIGTERM'))
+  process.on('SIGINT', () => stop('SIGINT'))
+  process.on('SIGHUP', () => logger.info('SIGHUP ignored'))
+  survivePanics(logger)
+  notify(readyWord(process.pid))
+}, (err) => {
   const supErr = toSupError(err)
   notify(failedWord(supErr))
   if (supErr.code === 'SUP_ERR_DAEMON_ALREADY_RUNNING') logger.warn({ code: supErr.code }, supErr.message)
@@ -46,15 +44,7 @@ try {
     logger.error({ err }, 'cannot start the daemon')
     process.exitCode = 1
   }
-}
-
-if (daemon) {
-  process.on('SIGTERM', () => stop('SIGTERM'))
-  process.on('SIGINT', () => stop('SIGINT'))
-  process.on('SIGHUP', () => logger.info('SIGHUP ignored'))
-  survivePanics(logger)
-  notify(readyWord(process.pid))
-}
+})
 
 /**
  * @param {number} fd

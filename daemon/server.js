@@ -2,39 +2,29 @@
 // The daemon's socket: ws over a unix socket (design §5). Every request is decoded and
 // validated before a handler sees it; every failure goes back as a coded error.
 import { chmod, stat, unlink } from 'node:fs/promises'
-import { createServer } from 'node:http'
-import { createRequire } from 'node:module'
 import { SupError, toSupError } from '../ipc/errors.js'
 import { CLOSE_SLOW_CLIENT, CLOSE_SLOW_SUBSCRIBER, CLOSE_TOO_MANY_CONNECTIONS, IPC_LIMITS, decodeRequest, encodeError, encodeEvent, encodeResult } from '../ipc/protocol.js'
 import { HANDLERS } from './handlers.js'
 import { Outbox } from './outbox.js'
+import { WebSocketServer } from './ws-server.js'
 
-// require(), not import: see daemon/main.js.
-/** @type {typeof import('ws').WebSocketServer} */
-const WebSocketServer = createRequire(import.meta.url)('ws').WebSocketServer
+/** @typedef {import('./ws-server.js').ServerWebSocket} ServerWebSocket */
 
 /**
  * @param {{ socketPath: string, logger: import('pino').Logger, context: Omit<import('./handlers.js').HandlerContext, 'subscribe'> }} options
  */
 export async function startServer ({ socketPath, logger, context }) {
   // A client that connects and never finishes its upgrade request is dropped after
-  // IPC_LIMITS.handshakeMs (node's own default would hold it for a minute).
-  const http = createServer({
-    headersTimeout: IPC_LIMITS.handshakeMs,
-    requestTimeout: IPC_LIMITS.handshakeMs,
-    connectionsCheckingInterval: Math.min(1000, IPC_LIMITS.handshakeMs)
-  }, (req, res) => {
-    res.writeHead(426).end()
-  })
-  const wss = new WebSocketServer({ server: http, perMessageDeflate: false, maxPayload: IPC_LIMITS.maxFrameBytes })
-  /** @type {Map<import('ws').WebSocket, { topics: Set<string>, apps: Set<string> | null, outbox: Outbox }>} */
+  // IPC_LIMITS.handshakeMs.
+  const wss = new WebSocketServer({ maxPayload: IPC_LIMITS.maxFrameBytes, handshakeMs: IPC_LIMITS.handshakeMs })
+  /** @type {Map<ServerWebSocket, { topics: Set<string>, apps: Set<string> | null, outbox: Outbox }>} */
   const subscribers = new Map()
 
   /** Requests of each connection still being handled. */
   const inFlight = new WeakMap()
 
-  wss.on('connection', (ws) => {
-    ws.on('error', (err) => logger.debug({ err }, 'client socket error'))
+  wss.on('connection', (/** @type {ServerWebSocket} */ ws) => {
+    ws.on('error', (/** @type {Error} */ err) => logger.debug({ err }, 'client socket error'))
     if (wss.clients.size > IPC_LIMITS.maxConnections) {
       logger.warn({ limit: IPC_LIMITS.maxConnections }, 'too many connections to the socket; refused one')
       ws.close(CLOSE_TOO_MANY_CONNECTIONS, 'too many connections')
@@ -42,7 +32,7 @@ export async function startServer ({ socketPath, logger, context }) {
     }
     inFlight.set(ws, 0)
     ws.on('close', () => subscribers.delete(ws))
-    ws.on('message', (data, isBinary) => {
+    ws.on('message', (/** @type {Buffer} */ data, /** @type {boolean} */ isBinary) => {
       if (isBinary) {
         send(ws, encodeError(null, new SupError('SUP_ERR_IPC_BAD_MESSAGE', { reason: 'binary frames are not accepted' })))
         return
@@ -52,7 +42,7 @@ export async function startServer ({ socketPath, logger, context }) {
   })
 
   /**
-   * @param {import('ws').WebSocket} ws
+   * @param {ServerWebSocket} ws
    * @param {string} text
    */
   async function handleRequest (ws, text) {
@@ -95,7 +85,7 @@ export async function startServer ({ socketPath, logger, context }) {
   /**
    * Answer a request. Responses are never dropped, so a client that sends and never reads
    * is disconnected once IPC_LIMITS.maxBufferedBytes of them wait for it.
-   * @param {import('ws').WebSocket} ws
+   * @param {ServerWebSocket} ws
    * @param {string} frame
    */
   function send (ws, frame) {
@@ -111,7 +101,7 @@ export async function startServer ({ socketPath, logger, context }) {
 
   /**
    * The subscriber's flow control (daemon/outbox.js): bounded queues, never a wait.
-   * @param {import('ws').WebSocket} ws
+   * @param {ServerWebSocket} ws
    */
   function createOutbox (ws) {
     return new Outbox({
@@ -144,20 +134,16 @@ export async function startServer ({ socketPath, logger, context }) {
   /** Bind the socket at its path; the inode tells later whether the file is still ours. */
   const bind = async () => {
     await unlink(socketPath).catch(() => {})
-    await new Promise((resolve, reject) => {
-      http.once('error', reject)
-      // The socket is created 0600, never for a moment open to other users: bind() happens
-      // inside listen(), under this umask (the chmod after it is for umask-less platforms).
-      const umask = process.umask(0o177)
-      try {
-        http.listen(socketPath, () => {
-          http.off('error', reject)
-          resolve(undefined)
-        })
-      } finally {
-        process.umask(umask)
-      }
-    })
+    // The socket is created 0600, never for a moment open to other users: bind() happens
+    // inside listen(), under this umask (the chmod after it is for umask-less platforms).
+    const umask = process.umask(0o177)
+    let listening
+    try {
+      listening = wss.listen(socketPath)
+    } finally {
+      process.umask(umask)
+    }
+    await listening
     await chmod(socketPath, 0o600)
     socketIno = (await stat(socketPath)).ino
   }
@@ -167,6 +153,14 @@ export async function startServer ({ socketPath, logger, context }) {
 
   return {
     publish,
+    /**
+     * Whether any subscriber takes events of `topic`.
+     * @param {string} topic
+     */
+    wants (topic) {
+      for (const sub of subscribers.values()) if (sub.topics.has(topic)) return true
+      return false
+    },
     /** The inode of the socket file this daemon listens on. */
     socketIno: () => socketIno,
     /**
@@ -174,19 +168,12 @@ export async function startServer ({ socketPath, logger, context }) {
      * Connected clients keep their connections; new ones reach the new file.
      */
     async rebind () {
-      await new Promise((resolve) => {
-        http.close(() => resolve(undefined))
-        // close() waits for every connection to end; the listening handle is gone at once.
-        setImmediate(resolve)
-      })
+      wss.stopListening()
       await bind()
     },
     /** Close every connection and the socket. */
     async close () {
-      for (const ws of wss.clients) ws.close(1001, 'daemon shutting down')
-      await new Promise((resolve) => wss.close(() => resolve(undefined)))
-      await new Promise((resolve) => http.close(() => resolve(undefined)))
-      for (const ws of wss.clients) ws.terminate()
+      await wss.close({ code: 1001, reason: 'daemon shutting down' })
       await unlink(socketPath).catch(() => {})
     }
   }

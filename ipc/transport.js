@@ -35,6 +35,8 @@ export class Connection extends EventEmitter {
     ws.on('error', (err) => this.failAll(new SupError('SUP_ERR_IPC_CONNECTION_LOST', { reason: err.message })))
     /** Why the connection ended, for requests made after it did. @type {SupError | null} */
     this.closedWith = null
+    /** A hello still under way that every answer waits for (afterHello). @type {Promise<unknown> | null} */
+    this.greeting = null
     ws.on('close', (/** @type {number} */ code, /** @type {string} */ reason) => {
       this.closedWith = closeError(code, reason)
       this.failAll(this.closedWith)
@@ -49,6 +51,32 @@ export class Connection extends EventEmitter {
    * @returns {Promise<any>}
    */
   request (method, params = {}) {
+    const reply = this.send(method, params)
+    const greeting = this.greeting
+    if (!greeting) return reply
+    // Sent at once, answered in order: hello's error, if any, is the one the caller sees.
+    return greeting.then(() => reply, (err) => {
+      reply.catch(() => {})
+      throw err
+    })
+  }
+
+  /**
+   * Requests sent from now on need not wait for `hello`'s answer before they go: they go
+   * right behind it (one round trip for both), and each answer waits for hello's.
+   * @param {Promise<unknown>} hello
+   */
+  afterHello (hello) {
+    this.greeting = hello
+    hello.catch(() => {})
+  }
+
+  /**
+   * @param {string} method
+   * @param {Record<string, unknown>} params
+   * @returns {Promise<any>}
+   */
+  send (method, params) {
     const id = this.nextId++
     return new Promise((resolve, reject) => {
       if (this.ws.readyState !== OPEN) {
@@ -96,6 +124,11 @@ export class Connection extends EventEmitter {
   failAll (error) {
     for (const waiter of this.pending.values()) waiter.reject(error)
     this.pending.clear()
+  }
+
+  /** Close without waiting for the daemon's answer, for a CLI about to exit. */
+  leave () {
+    this.ws.closeAndLeave()
   }
 
   /** Resolves once the socket is closed. */

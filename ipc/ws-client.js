@@ -2,8 +2,10 @@
 // The client end of the daemon's WebSocket, over its unix socket: RFC 6455 with text frames,
 // close and ping/pong, no extensions (the daemon turns permessage-deflate off). The CLI
 // loads this instead of `ws`, whose import (http, https, tls, zlib and a dozen files) took
-// longer than everything else a `sup ls` does; see docs/benchmarks.md. The daemon keeps `ws`.
-import { createHash, randomBytes } from 'node:crypto'
+// longer than everything else a `sup ls` does; see docs/benchmarks.md. Nor node:crypto: loading
+// it cost a `sup ls` more than the SHA-1 of one 60-byte handshake string (sha1Base64 below),
+// and the masks of a client on a local socket need no cryptographic randomness (RFC 6455
+// masks protect proxies from cache poisoning; there is no proxy on a unix socket).
 import { EventEmitter } from 'node:events'
 import { connect } from 'node:net'
 
@@ -92,7 +94,58 @@ export class FrameParser {
  * @param {string} key
  */
 export function acceptFor (key) {
-  return createHash('sha1').update(key + GUID).digest('base64')
+  return sha1Base64(key + GUID)
+}
+
+/**
+ * @param {number} n
+ * @returns {Buffer}
+ */
+function randomBytes (n) {
+  const bytes = Buffer.allocUnsafe(n)
+  for (let i = 0; i < n; i++) bytes[i] = Math.floor(Math.random() * 256)
+  return bytes
+}
+
+/**
+ * SHA-1 (FIPS 180-4) of a latin1 string, in base64: enough for the handshake's one hash.
+ * @param {string} text
+ */
+export function sha1Base64 (text) {
+  const bytes = Buffer.from(text, 'latin1')
+  const blocks = ((bytes.length + 8) >> 6) + 1
+  const words = new Uint32Array(blocks * 16)
+  for (let i = 0; i < bytes.length; i++) words[i >> 2] |= bytes[i] << (24 - (i & 3) * 8)
+  words[bytes.length >> 2] |= 0x80 << (24 - (bytes.length & 3) * 8)
+  words[blocks * 16 - 1] = bytes.length * 8
+  const h = [0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0]
+  const w = new Uint32Array(80)
+  for (let block = 0; block < blocks; block++) {
+    for (let t = 0; t < 16; t++) w[t] = words[block * 16 + t]
+    for (let t = 16; t < 80; t++) {
+      const x = w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16]
+      w[t] = (x << 1) | (x >>> 31)
+    }
+    let [a, b, c, d, e] = h
+    for (let t = 0; t < 80; t++) {
+      const f = t < 20 ? (b & c) | (~b & d) : t < 40 ? b ^ c ^ d : t < 60 ? (b & c) | (b & d) | (c & d) : b ^ c ^ d
+      const k = t < 20 ? 0x5a827999 : t < 40 ? 0x6ed9eba1 : t < 60 ? 0x8f1bbcdc : 0xca62c1d6
+      const next = (((a << 5) | (a >>> 27)) + f + e + k + w[t]) >>> 0
+      e = d
+      d = c
+      c = ((b << 30) | (b >>> 2)) >>> 0
+      b = a
+      a = next
+    }
+    h[0] = (h[0] + a) >>> 0
+    h[1] = (h[1] + b) >>> 0
+    h[2] = (h[2] + c) >>> 0
+    h[3] = (h[3] + d) >>> 0
+    h[4] = (h[4] + e) >>> 0
+  }
+  const digest = Buffer.allocUnsafe(20)
+  h.forEach((value, i) => digest.writeUInt32BE(value, i * 4))
+  return digest.toString('base64')
 }
 
 /**
@@ -148,6 +201,19 @@ export class UnixWebSocket extends EventEmitter {
     payload.writeUInt16BE(code)
     this.socket.write(encodeFrame(OPCODES.close, payload))
     this.closeTimer = setTimeout(() => this.socket.destroy(), CLOSE_TIMEOUT)
+  }
+
+  /**
+   * Say goodbye and go without waiting for the server's answer: the close frame, the end of
+   * the socket, and nothing left to keep the process alive (a one-shot CLI exits at once).
+   */
+  closeAndLeave (code = 1000) {
+    if (this.readyState !== OPEN) return this.terminate()
+    this.readyState = CLOSING
+    const payload = Buffer.allocUnsafe(2)
+    payload.writeUInt16BE(code)
+    this.socket.end(encodeFrame(OPCODES.close, payload))
+    this.socket.unref()
   }
 
   terminate () {

@@ -12,7 +12,9 @@ const CLEAR = '\u001b[H\u001b[2J'
 /** @param {import('../cli.js').CommandContext} ctx */
 export async function run ({ paths, io, opts }) {
   const order = opts.sort === undefined ? null : parseSort(opts.sort)
-  const conn = await connectDaemon(paths, { start: true })
+  // The listing goes right behind hello (one round trip), and the CLI leaves without waiting
+  // for the daemon's close: a `sup ls` is mostly Node's own start-up (docs/benchmarks.md).
+  const conn = await connectDaemon(paths, { start: true, pipeline: !opts.watch })
   try {
     if (opts.watch) return await watch(conn, io, opts)
     if (opts.json) {
@@ -35,7 +37,8 @@ export async function run ({ paths, io, opts }) {
     for (const line of dumpNotes(status, Date.now())) io.out(line)
     return 0
   } finally {
-    await conn.close()
+    if (opts.watch) await conn.close()
+    else conn.leave()
   }
 }
 

@@ -10,7 +10,7 @@ import { SupError } from '../../ipc/errors.js'
 import { defaultServiceName } from './systemd-unit.js'
 
 export const SYSTEM_UNIT_DIR = '/etc/systemd/system'
-export const SUP_BIN = fileURLToPath(new URL('../../bin/sup.js', import.meta.url))
+export const SUP_BIN = fileURLToPath(new URL('../../bin/sup.cjs', import.meta.url))
 
 /**
  * @typedef {object} StartupTarget

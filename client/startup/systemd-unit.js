@@ -12,7 +12,7 @@
  * @property {string} user the account the daemon runs as
  * @property {string} supHome absolute SUP_HOME of that account
  * @property {string} node absolute path of the node binary
- * @property {string} supBin absolute path of bin/sup.js
+ * @property {string} supBin absolute path of bin/sup.cjs
  * @property {string} path the PATH the daemon and its apps get (interpreters are found on it)
  * @property {string} version sup's version, for the header comment
  */

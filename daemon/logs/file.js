@@ -98,13 +98,14 @@ export class LogFile extends EventEmitter {
   }
 
   /**
-   * Queue whole lines (each ending in "\n").
-   * @param {string} text
+   * Queue whole lines (each ending in "\n"). A Buffer is queued as it is, not copied: it
+   * must not change afterwards.
+   * @param {string | Buffer} text
    * @returns {boolean} false when the writer should pause until 'drain'
    */
   write (text) {
     if (this.closed) return true
-    const buf = Buffer.from(text)
+    const buf = typeof text === 'string' ? Buffer.from(text) : text
     if (this.error && !this.handle && this.now() < this.retryAt) this.queue.drop(buf, this.error.message)
     else if (this.queue.push(buf, `the disk did not keep up (more than ${this.limits.maxQueued} bytes were waiting)`, this.writing)) this.kick()
     if (!this.congested()) return true
@@ -192,7 +193,7 @@ export class LogFile extends EventEmitter {
 
   take () {
     const rotating = this.maxSize > 0 && (!this.rotateError || this.now() >= this.rotateRetryAt)
-    return this.queue.take(rotating ? this.maxSize - this.size : Infinity, this.size === 0)
+    return this.queue.takeParts(rotating ? this.maxSize - this.size : Infinity, this.size === 0)
   }
 
   /** Rename the full file aside and open a fresh one. */
@@ -238,26 +239,30 @@ export class LogFile extends EventEmitter {
     })
   }
 
-  /** @param {Buffer} batch */
+  /**
+   * Write the pieces of a batch with writev: one system call, never copied together.
+   * @param {Buffer[]} batch
+   */
   async writeBatch (batch) {
     const handle = this.handle
     if (!handle || batch.length === 0) return
-    const data = this.torn ? Buffer.concat([Buffer.from('\n'), batch]) : batch
+    let data = this.torn ? [Buffer.from('\n'), ...batch] : batch
     this.torn = false
     this.writingSince = this.now()
-    this.writing = data.length
-    let offset = 0
+    this.writing = data.reduce((n, part) => n + part.length, 0)
+    let lastWritten = -1
     try {
-      while (offset < data.length) {
-        const { bytesWritten } = await handle.write(data, offset)
-        offset += bytesWritten
+      while (data.length > 0) {
+        const { bytesWritten } = await handle.writev(data)
+        if (bytesWritten > 0) lastWritten = byteAt(data, bytesWritten - 1)
         this.size += bytesWritten
+        data = skipBytes(data, bytesWritten)
       }
     } catch (err) {
       // A half-written line is ended with a newline once the file works again.
-      this.torn = offset > 0 && data[offset - 1] !== 0x0a
+      this.torn = lastWritten !== -1 && lastWritten !== 0x0a
       this.fail(err)
-      this.queue.drop(data.subarray(offset), /** @type {LogError} */ (this.error).message)
+      this.queue.drop(Buffer.concat(data), /** @type {LogError} */ (this.error).message)
     } finally {
       this.writingSince = null
       this.writing = 0
@@ -332,4 +337,30 @@ export class LogFile extends EventEmitter {
     if (done) await closing
     await Promise.race([this.background, delay(this.limits.closeMs, undefined, { ref: false })])
   }
+}
+
+/**
+ * The byte at `index` of the pieces taken end to end.
+ * @param {Buffer[]} parts
+ * @param {number} index
+ */
+function byteAt (parts, index) {
+  for (const part of parts) {
+    if (index < part.length) return part[index]
+    index -= part.length
+  }
+  return -1
+}
+
+/**
+ * The pieces left once `count` bytes from their start are written.
+ * @param {Buffer[]} parts
+ * @param {number} count
+ */
+function skipBytes (parts, count) {
+  let i = 0
+  while (i < parts.length && count >= parts[i].length) count -= parts[i++].length
+  const rest = parts.slice(i)
+  if (count > 0) rest[0] = rest[0].subarray(count)
+  return rest
 }

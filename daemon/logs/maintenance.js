@@ -5,7 +5,6 @@ import { createReadStream, createWriteStream } from 'node:fs'
 import { readdir, rename, unlink } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
-import { createGzip } from 'node:zlib'
 import { expiredRotations } from './rotation.js'
 
 /**
@@ -17,6 +16,8 @@ import { expiredRotations } from './rotation.js'
 export async function gzipFile (file) {
   const tmp = `${file}.gz.tmp`
   try {
+    // node:zlib is loaded at the first compression, not at start-up (RSS).
+    const { createGzip } = await import('node:zlib')
     await pipeline(createReadStream(file), createGzip(), createWriteStream(tmp, { mode: 0o600, flush: true }))
     await rename(tmp, `${file}.gz`)
   } catch (err) {

@@ -26,6 +26,20 @@ const RING_CHARS = 8 * 1024 * 1024
 const MAX_LINE = 64 * 1024
 /** How long close() waits for the streams of exited workers to be read to their end. */
 const STREAM_END_MS = 3000
+const NEWLINE = 0x0a
+const NEWLINE_BUF = Buffer.from('\n')
+
+/**
+ * Whether anyone follows lines as they come (`sup logs` streaming, monit). The daemon sets it
+ * from its subscriptions (daemon.js); until then, as in tests, every line is emitted.
+ * @type {() => boolean}
+ */
+let linesWanted = () => true
+
+/** @param {() => boolean} wanted */
+export function setLinesWanted (wanted) {
+  linesWanted = wanted
+}
 
 /**
  * @typedef {{ id: number, instance: number, stream: 'out' | 'err' }} Source
@@ -83,19 +97,29 @@ export class LogSink extends EventEmitter {
     this.streams.add(readable)
     finished(readable).catch(() => {}).finally(() => this.streams.delete(readable))
     const paths = logTargetsFor(this.config, this.logsDir, source.stream, source.instance)
-    let partial = ''
-    readable.setEncoding('utf8')
-    readable.on('data', (/** @type {string} */ chunk) => {
-      const parts = (partial + chunk).split('\n')
-      partial = /** @type {string} */ (parts.pop())
-      if (partial.length > MAX_LINE) {
-        parts.push(partial)
-        partial = ''
+    // Bytes, never decoded on the way to the files unless a line needs a timestamp or JSON:
+    // what comes up to the last newline of a chunk is whole lines, the rest waits for its
+    // end. A newline byte never occurs inside a UTF-8 character, so none is cut.
+    /** @type {Buffer | null} */
+    let partial = null
+    readable.on('data', (/** @type {Buffer} */ chunk) => {
+      const end = chunk.lastIndexOf(NEWLINE) + 1
+      let whole = null
+      if (end > 0) {
+        whole = partial ? Buffer.concat([partial, chunk.subarray(0, end)]) : chunk.subarray(0, end)
+        partial = end < chunk.length ? chunk.subarray(end) : null
+      } else {
+        partial = partial ? Buffer.concat([partial, chunk]) : chunk
       }
-      if (parts.length > 0 && !this.writeLines(paths, source, parts)) this.hold(readable, paths)
+      if (partial && partial.length > MAX_LINE) {
+        // A line this long without its end is cut here, so one worker cannot grow the daemon.
+        whole = Buffer.concat(whole ? [whole, partial, NEWLINE_BUF] : [partial, NEWLINE_BUF])
+        partial = null
+      }
+      if (whole && !this.writeChunk(paths, source, whole)) this.hold(readable, paths)
     })
     readable.on('end', () => {
-      if (partial) this.writeLines(paths, source, [partial])
+      if (partial) this.writeChunk(paths, source, Buffer.concat([partial, NEWLINE_BUF]))
     })
     readable.on('error', () => {})
   }
@@ -103,20 +127,28 @@ export class LogSink extends EventEmitter {
   /**
    * @param {string[]} paths
    * @param {Source} source
-   * @param {string[]} lines
+   * @param {Buffer} buf whole lines, each ending in "\n"
    * @returns {boolean} false when a file asks the stream to wait
    */
-  writeLines (paths, source, lines) {
-    const time = Date.now()
-    let text = ''
-    for (const line of lines) {
-      const entry = { time, app: this.config.name, id: source.id, instance: source.instance, stream: source.stream, line }
-      this.ring.push(entry)
-      this.emit('line', entry)
-      text += formatLine(entry, this.config) + '\n'
+  writeChunk (paths, source, buf) {
+    const from = { time: Date.now(), app: this.config.name, id: source.id, instance: source.instance, stream: source.stream }
+    const { config } = this
+    const plain = !config.time && !config.log_date_format && config.log_type !== 'json'
+    let bytes = buf
+    if (plain && !linesWanted()) {
+      this.ring.pushLines(from, buf)
+    } else {
+      let text = ''
+      for (const line of buf.toString('utf8', 0, buf.length - 1).split('\n')) {
+        const entry = { ...from, line }
+        this.ring.push(entry)
+        this.emit('line', entry)
+        if (!plain) text += formatLine(entry, config) + '\n'
+      }
+      if (!plain) bytes = Buffer.from(text)
     }
     let ok = true
-    for (const path of paths) ok = this.fileFor(path, source.instance).write(text) && ok
+    for (const path of paths) ok = this.fileFor(path, source.instance).write(bytes) && ok
     return ok
   }
 

@@ -1,7 +1,6 @@
 // @ts-check
 // The optional Prometheus endpoint (design §6): off until asked for, on 127.0.0.1 unless
 // another host is named. It serves the sampler's cached figures; a scrape never samples.
-import { createServer } from 'node:http'
 import { SupError } from '../../ipc/errors.js'
 import { CONTENT_TYPE, renderPrometheus } from './prometheus.js'
 
@@ -23,6 +22,8 @@ export class MetricsEndpoint {
    * @param {{ host: string, port: number }} where
    */
   async open ({ host, port }) {
+    // node:http is loaded when an endpoint opens: most daemons never open one (RSS).
+    const { createServer } = await import('node:http')
     const server = createServer((req, res) => this.answer(req, res))
     await new Promise((resolve, reject) => {
       server.once('error', (err) => {

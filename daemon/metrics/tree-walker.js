@@ -11,6 +11,13 @@ import { KeptFiles } from './kept-files.js'
 
 /** How often the fallback scans the whole process table (ms). */
 export const FALLBACK_RESCAN_MS = 10_000
+/**
+ * How often the /proc walker lists a process's threads again (ms). Listing them (a readdir of
+ * /proc/<pid>/task) cost more than reading their children files; threads come and go rarely,
+ * and a child forked by a thread born since the last listing is counted at the next one. A
+ * process's main thread, which forks what node's child_process starts, is always read.
+ */
+export const TASKS_RELIST_MS = 10_000
 
 /**
  * @typedef {object} TreeWalker
@@ -25,16 +32,24 @@ export const FALLBACK_RESCAN_MS = 10_000
  */
 export function createTreeWalker ({ now = Date.now, procRoot = '/proc' } = {}) {
   if (process.platform === 'linux' && existsSync(`${procRoot}/${process.pid}/task/${process.pid}/children`)) {
-    return new ProcChildrenWalker(procRoot)
+    return new ProcChildrenWalker(procRoot, now)
   }
   return new ScanningWalker(now)
 }
 
 export class ProcChildrenWalker {
-  /** @param {string} procRoot */
-  constructor (procRoot) {
+  /**
+   * @param {string} procRoot
+   * @param {() => number} [now]
+   */
+  constructor (procRoot, now = Date.now) {
     this.procRoot = procRoot
+    this.now = now
     this.files = new KeptFiles()
+    /** The threads of each process seen, as last listed. @type {Map<number, { tids: string[], at: number }>} */
+    this.tasks = new Map()
+    /** Processes met in this walk, so the others' thread lists are dropped. @type {Set<number>} */
+    this.met = new Set()
   }
 
   /** @param {number[]} roots */
@@ -42,7 +57,28 @@ export class ProcChildrenWalker {
     const result = new Map()
     for (const root of roots) result.set(root, this.descendants(root))
     this.files.sweep()
+    for (const pid of this.tasks.keys()) if (!this.met.has(pid)) this.tasks.delete(pid)
+    this.met.clear()
     return result
+  }
+
+  /**
+   * The thread ids of `pid`, listed again when the last listing is TASKS_RELIST_MS old.
+   * @param {number} pid
+   * @returns {string[] | null} null: the process is gone
+   */
+  tidsOf (pid) {
+    this.met.add(pid)
+    const known = this.tasks.get(pid)
+    if (known && this.now() - known.at < TASKS_RELIST_MS) return known.tids
+    try {
+      const tids = readdirSync(`${this.procRoot}/${pid}/task`)
+      this.tasks.set(pid, { tids, at: this.now() })
+      return tids
+    } catch {
+      this.tasks.delete(pid)
+      return null // gone
+    }
   }
 
   /** @param {number} root */
@@ -68,16 +104,17 @@ export class ProcChildrenWalker {
    * @returns {number[]}
    */
   childrenOf (pid) {
-    let tids
-    try {
-      tids = readdirSync(`${this.procRoot}/${pid}/task`)
-    } catch {
-      return [] // gone
-    }
+    const tids = this.tidsOf(pid)
+    if (!tids) return []
     const children = []
     for (const tid of tids) {
       const text = this.files.read(`${this.procRoot}/${pid}/task/${tid}/children`)
-      if (text === null) continue
+      if (text === null) {
+        // That thread ended (or the pid is another process now): list the threads next time.
+        if (tid === String(pid)) this.tasks.delete(pid)
+        else this.tasks.set(pid, { tids: tids.filter((t) => t !== tid), at: this.tasks.get(pid)?.at ?? 0 })
+        continue
+      }
       for (const word of text.split(' ')) {
         if (word !== '') children.push(Number(word))
       }
@@ -87,6 +124,7 @@ export class ProcChildrenWalker {
 
   close () {
     this.files.close()
+    this.tasks.clear()
   }
 }
 

@@ -16,7 +16,7 @@ import { PROTOCOL_VERSION } from '../../ipc/methods.js'
 import { connect } from '../../ipc/transport.js'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-export const SUP_BIN = join(ROOT, 'bin', 'sup.js')
+export const SUP_BIN = join(ROOT, 'bin', 'sup.cjs')
 export const APPS = join(ROOT, 'test', 'fixtures', 'apps')
 
 /**

@@ -1,5 +1,6 @@
 // @ts-check
-// The CLI's own WebSocket client against the `ws` server the daemon runs, on a unix socket.
+// The CLI's own WebSocket client against the `ws` package's server (interoperability; the
+// daemon itself runs daemon/ws-server.js), on a unix socket.
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'

@@ -8,7 +8,7 @@ import { childrenOf, isAlive, runCommand, startProcess, waitForGone } from './pr
 
 export const BENCH = fileURLToPath(new URL('..', import.meta.url))
 export const ROOT = join(BENCH, '..', '..')
-export const SUP_BIN = join(ROOT, 'bin', 'sup.js')
+export const SUP_BIN = join(ROOT, 'bin', 'sup.cjs')
 export const PM2_BIN = join(BENCH, 'node_modules', 'pm2', 'bin', 'pm2')
 export const app = (/** @type {string} */ name) => join(BENCH, 'apps', name)
 

@@ -46,13 +46,15 @@ describe('acquireLock', () => {
     acquireLock(pidFile, dir)()
   })
 
-  test('refuses while a sup daemon holds it', { skip: process.platform !== 'linux' && 'reads /proc' }, async (t) => {
-    const { dir, pidFile } = tempHome(t)
-    mkdirSync(join(dir, 'daemon'))
-    const pid = await sleeper(t, join(dir, 'daemon', 'main.js'))
-    writeFileSync(pidFile, `${pid}\n`)
-    assert.throws(() => acquireLock(pidFile, dir), (err) => err instanceof SupError && err.code === 'SUP_ERR_DAEMON_ALREADY_RUNNING' && err.details.pid === pid)
-  })
+  for (const entry of ['main.js', 'main.cjs']) {
+    test(`refuses while a sup daemon holds it (daemon/${entry}, as run by hand or spawned by the CLI)`, { skip: process.platform !== 'linux' && 'reads /proc' }, async (t) => {
+      const { dir, pidFile } = tempHome(t)
+      mkdirSync(join(dir, 'daemon'))
+      const pid = await sleeper(t, join(dir, 'daemon', entry))
+      writeFileSync(pidFile, `${pid}\n`)
+      assert.throws(() => acquireLock(pidFile, dir), (err) => err instanceof SupError && err.code === 'SUP_ERR_DAEMON_ALREADY_RUNNING' && err.details.pid === pid)
+    })
+  }
 
   test('takes over a lock whose pid now belongs to something else (reused after a reboot)', { skip: process.platform !== 'linux' && 'reads /proc' }, async (t) => {
     const { dir, pidFile } = tempHome(t)

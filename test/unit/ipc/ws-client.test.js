@@ -1,7 +1,7 @@
 // @ts-check
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { acceptFor, encodeFrame, FrameParser, OPCODES } from '../../../ipc/ws-client.js'
+import { acceptFor, encodeFrame, FrameParser, OPCODES, sha1Base64 } from '../../../ipc/ws-client.js'
 
 const MASK = Buffer.from([1, 2, 3, 4])
 
@@ -76,4 +76,12 @@ describe('FrameParser', () => {
 
 test('acceptFor gives the RFC 6455 example answer', () => {
   assert.equal(acceptFor('dGhlIHNhbXBsZSBub25jZQ=='), 's3pPLMBiTxaQ9kYGzzhZRbK+xOo=')
+})
+
+test('sha1Base64 matches node:crypto across block boundaries', async () => {
+  const { createHash } = await import('node:crypto')
+  for (const length of [0, 1, 3, 55, 56, 57, 63, 64, 65, 119, 120, 200]) {
+    const text = Array.from({ length }, (_, i) => String.fromCharCode((i * 37 + length) % 256)).join('')
+    assert.equal(sha1Base64(text), createHash('sha1').update(Buffer.from(text, 'latin1')).digest('base64'), `length ${length}`)
+  }
 })

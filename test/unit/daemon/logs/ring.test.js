@@ -86,3 +86,48 @@ describe('LogRing', () => {
     assert.deepEqual(times(ring.last(10)), [22, 23, 24])
   })
 })
+
+describe('LogRing.pushLines: chunks of whole lines, cut into entries only when read', () => {
+  const source = { time: 1, app: 'api', id: 0, instance: 0, stream: /** @type {const} */ ('out') }
+  const lines = (/** @type {LogRing} */ ring, n = 100) => ring.last(n).map((e) => e.line)
+
+  test('within capacity: every line, in order, chunks and single entries mixed', () => {
+    const ring = new LogRing(10)
+    ring.pushLines(source, Buffer.from('a\nb\n'))
+    ring.push({ ...source, line: 'c' })
+    ring.pushLines(source, Buffer.from('d\n\ne\n'))
+    assert.deepEqual(lines(ring), ['a', 'b', 'c', 'd', '', 'e'])
+    assert.equal(ring.size, 6)
+    assert.deepEqual(lines(ring, 2), ['', 'e'])
+  })
+
+  test('over capacity: exactly the newest lines stay, cut out of the oldest chunk', () => {
+    const ring = new LogRing(3)
+    ring.pushLines(source, Buffer.from('1\n2\n'))
+    ring.pushLines(source, Buffer.from('3\n4\n'))
+    assert.deepEqual(lines(ring), ['2', '3', '4'])
+    assert.equal(ring.size, 3)
+    ring.pushLines(source, Buffer.from('5\n6\n7\n8\n'))
+    assert.deepEqual(lines(ring), ['6', '7', '8'])
+    assert.equal(ring.size, 3)
+  })
+
+  test('the character bound cuts whole lines; the newest line always stays; a filter sees each line', () => {
+    const ring = new LogRing(100, 6)
+    ring.pushLines(source, Buffer.from('aaa\nbbb\nccc\n'))
+    assert.deepEqual(lines(ring), ['bbb', 'ccc'])
+    ring.pushLines({ ...source, stream: 'err' }, Buffer.from('0123456789\n'))
+    assert.deepEqual(lines(ring), ['0123456789'])
+    assert.deepEqual(ring.last(5, (e) => e.stream === 'out'), [])
+    assert.equal(ring.chars, 10)
+  })
+
+  test('a small piece of a big buffer is copied, not kept with it', () => {
+    const ring = new LogRing(10)
+    const big = Buffer.alloc(64 * 1024, 0x61)
+    big[10] = 0x0a
+    ring.pushLines(source, big.subarray(0, 11))
+    big[0] = 0x62 // the reader's buffer changes afterwards: the ring's copy does not
+    assert.deepEqual(lines(ring), ['a'.repeat(10)])
+  })
+})

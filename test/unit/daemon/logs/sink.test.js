@@ -9,7 +9,7 @@ import { describe, test } from 'node:test'
 import pino from 'pino'
 import { APP_DEFAULTS } from '../../../../ipc/app-config.js'
 import { LogFiles } from '../../../../daemon/logs/files.js'
-import { LogSink } from '../../../../daemon/logs/sink.js'
+import { LogSink, setLinesWanted } from '../../../../daemon/logs/sink.js'
 
 /** @typedef {import('../../../../ipc/app-config.js').AppConfig} AppConfig */
 /** @typedef {import('../../../../daemon/logs/ring.js').LogEntry} LogEntry */
@@ -73,6 +73,20 @@ describe('LogSink', () => {
     assert.deepEqual(sink.ring.last(100).map((e) => e.line), expected)
     assert.deepEqual(emitted.map((e) => e.line), expected)
     assert.equal(await readFile(join(dir, 'api-out.log'), 'utf8'), expected.join('\n') + '\n')
+  })
+
+  test('while nobody follows the lines, bytes go to the file as they came: no line emitted, the ring still answers', async (t) => {
+    setLinesWanted(() => false)
+    t.after(() => setLinesWanted(() => true))
+    const { dir, sink, emitted } = await makeSink(t)
+    const e = Buffer.from('é') // two bytes, cut between chunks
+    const bad = Buffer.from([0xff, 0xfe]) // not UTF-8: kept byte for byte in the file
+    await feed(sink, [Buffer.concat([Buffer.from('one\ncaf'), e.subarray(0, 1)]), Buffer.concat([e.subarray(1), Buffer.from('\n'), bad, Buffer.from('\nlast')])])
+    await closeSink(sink)
+    assert.deepEqual(emitted, [])
+    assert.deepEqual(await readFile(join(dir, 'api-out.log')), Buffer.concat([Buffer.from('one\ncafé\n'), bad, Buffer.from('\nlast\n')]))
+    assert.deepEqual(sink.ring.last(100).map((x) => x.line), ['one', 'café', '\ufffd\ufffd', 'last'])
+    assert.deepEqual(sink.ring.last(1)[0], { ...sink.ring.last(1)[0], app: 'api', id: 0, instance: 0, stream: 'out' })
   })
 
   test('ring entries say where each line came from', async (t) => {

@@ -2,8 +2,11 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, test } from 'node:test'
-import { createTreeWalker, ProcChildrenWalker, ScanningWalker } from '../../../../daemon/metrics/tree-walker.js'
+import { createTreeWalker, ProcChildrenWalker, ScanningWalker, TASKS_RELIST_MS } from '../../../../daemon/metrics/tree-walker.js'
 
 /**
  * A child that starts a grandchild and prints its pid, so the test knows the whole tree.
@@ -60,4 +63,27 @@ test('createTreeWalker picks the /proc walker on Linux', { skip: process.platfor
   const walker = createTreeWalker()
   assert.ok(walker instanceof ProcChildrenWalker)
   walker.close()
+})
+
+test('ProcChildrenWalker lists a process\'s threads again only every TASKS_RELIST_MS, and reads their children every walk', async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'sup-fake-proc-'))
+  t.after(() => rmSync(root, { recursive: true, force: true }))
+  /** @param {number} pid @param {number} tid @param {string} children */
+  const task = (pid, tid, children) => {
+    mkdirSync(join(root, String(pid), 'task', String(tid)), { recursive: true })
+    writeFileSync(join(root, String(pid), 'task', String(tid), 'children'), children)
+  }
+  let clock = 0
+  const walker = new ProcChildrenWalker(root, () => clock)
+  t.after(() => walker.close())
+  task(100, 100, '200 ')
+  task(200, 200, '')
+  assert.deepEqual((await walker.walk([100])).get(100), [200])
+  task(100, 100, '200 201 ') // the main thread forks again: seen at once
+  task(201, 201, '')
+  task(100, 101, '300 ') // a new thread forks: seen once the threads are listed again
+  task(300, 300, '')
+  assert.deepEqual((await walker.walk([100])).get(100), [200, 201])
+  clock += TASKS_RELIST_MS
+  assert.deepEqual((await walker.walk([100])).get(100), [200, 201, 300])
 })
