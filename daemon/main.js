@@ -3,11 +3,16 @@
 // daemon.log, an IPC channel for its first word: ipc/daemon-handshake.js), or in the
 // foreground by hand.
 import { fstatSync, statSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { failedWord, readyWord } from '../ipc/daemon-handshake.js'
 import { toSupError } from '../ipc/errors.js'
 import { resolvePaths } from '../ipc/paths.js'
 import { openDaemon, survivePanics } from './daemon.js'
-import { createLogger, fileDestination } from './logger.js'
+
+// CommonJS dependencies are require()d: an ESM import of them starts Node's CJS export
+// lexer first, a cost every daemon start paid for nothing (docs/benchmarks.md, cold start).
+/** @type {typeof import('pino').default} */
+const pino = createRequire(import.meta.url)('pino')
 
 /** @param {object} message */
 const notify = (message) => {
@@ -18,8 +23,11 @@ const notify = (message) => {
 const { daemonLog } = resolvePaths(process.env)
 // Started by the CLI, stdout is daemon.log: log to it by path instead, so the log can be
 // reopened if SUP_HOME is deleted under the daemon (daemon/home-guard.js). By hand, stdout.
-const destination = isFile(1, daemonLog) ? fileDestination(daemonLog) : null
-const logger = createLogger({ base: { pid: process.pid }, write: destination?.write })
+const destination = isFile(1, daemonLog) ? pino.destination({ dest: daemonLog, append: true, sync: true, mode: 0o600 }) : undefined
+// A line that cannot be written (disk full) is lost, never an exception: the daemon must not
+// die of its own log. SonicBoom goes on with the next line.
+destination?.on('error', () => {})
+const logger = pino({ base: { pid: process.pid } }, destination)
 /** @type {import('./daemon.js').Daemon | null} */
 let daemon = null
 const stop = async (/** @type {string} */ reason) => {

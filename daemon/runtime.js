@@ -5,7 +5,7 @@
 // own lines to stderr. SIGTERM/SIGINT stop everything gracefully and exit 0; an errored app
 // (crash loop) stops everything and exits 1, so the orchestrator's restart policy takes over.
 import { closeSync, mkdirSync, openSync } from 'node:fs'
-import { createLogger } from './logger.js'
+import { createRequire } from 'node:module'
 import { resolvePaths } from '../ipc/paths.js'
 import { toSupError } from '../ipc/errors.js'
 import { openDaemon, survivePanics, version } from './daemon.js'
@@ -32,9 +32,11 @@ export async function runForeground ({ configs, json, env, out, err }) {
   const say = sayer(json, err)
   const paths = resolvePaths(env)
   mkdirSync(paths.home, { recursive: true, mode: 0o700 })
-  // The daemon's own log stays in daemon.log; stdout and stderr are the apps'.
+  // The daemon's own pino log stays in daemon.log; stdout and stderr are the apps'.
   const logFd = openSync(paths.daemonLog, 'a', 0o600)
-  const logger = createLogger({ fd: logFd, base: { pid: process.pid } })
+  /** @type {typeof import('pino').default} */
+  const pino = createRequire(import.meta.url)('pino')
+  const logger = pino({ base: { pid: process.pid } }, pino.destination({ fd: logFd, sync: false }))
 
   /** @type {(code: number) => void} */
   let finish = () => {}

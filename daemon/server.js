@@ -2,21 +2,33 @@
 // The daemon's socket: ws over a unix socket (design §5). Every request is decoded and
 // validated before a handler sees it; every failure goes back as a coded error.
 import { chmod, stat, unlink } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import { createRequire } from 'node:module'
 import { SupError, toSupError } from '../ipc/errors.js'
 import { CLOSE_SLOW_CLIENT, CLOSE_SLOW_SUBSCRIBER, CLOSE_TOO_MANY_CONNECTIONS, IPC_LIMITS, decodeRequest, encodeError, encodeEvent, encodeResult } from '../ipc/protocol.js'
 import { HANDLERS } from './handlers.js'
 import { Outbox } from './outbox.js'
-import { WebSocketServer } from './ws-server.js'
 
-/** @typedef {import('./ws-server.js').ServerWebSocket} ServerWebSocket */
+// require(), not import: an ESM import of a CommonJS package runs Node's export lexer first.
+/** @type {typeof import('ws').WebSocketServer} */
+const WebSocketServer = createRequire(import.meta.url)('ws').WebSocketServer
+
+/** @typedef {import('ws').WebSocket} ServerWebSocket */
 
 /**
  * @param {{ socketPath: string, logger: import('pino').Logger, context: Omit<import('./handlers.js').HandlerContext, 'subscribe'> }} options
  */
 export async function startServer ({ socketPath, logger, context }) {
   // A client that connects and never finishes its upgrade request is dropped after
-  // IPC_LIMITS.handshakeMs.
-  const wss = new WebSocketServer({ maxPayload: IPC_LIMITS.maxFrameBytes, handshakeMs: IPC_LIMITS.handshakeMs })
+  // IPC_LIMITS.handshakeMs (node's own default would hold it for a minute).
+  const http = createServer({
+    headersTimeout: IPC_LIMITS.handshakeMs,
+    requestTimeout: IPC_LIMITS.handshakeMs,
+    connectionsCheckingInterval: Math.min(1000, IPC_LIMITS.handshakeMs)
+  }, (req, res) => {
+    res.writeHead(426).end()
+  })
+  const wss = new WebSocketServer({ server: http, perMessageDeflate: false, maxPayload: IPC_LIMITS.maxFrameBytes })
   /** @type {Map<ServerWebSocket, { topics: Set<string>, apps: Set<string> | null, outbox: Outbox }>} */
   const subscribers = new Map()
 
@@ -136,14 +148,18 @@ export async function startServer ({ socketPath, logger, context }) {
     await unlink(socketPath).catch(() => {})
     // The socket is created 0600, never for a moment open to other users: bind() happens
     // inside listen(), under this umask (the chmod after it is for umask-less platforms).
-    const umask = process.umask(0o177)
-    let listening
-    try {
-      listening = wss.listen(socketPath)
-    } finally {
-      process.umask(umask)
-    }
-    await listening
+    await new Promise((resolve, reject) => {
+      http.once('error', reject)
+      const umask = process.umask(0o177)
+      try {
+        http.listen(socketPath, () => {
+          http.off('error', reject)
+          resolve(undefined)
+        })
+      } finally {
+        process.umask(umask)
+      }
+    })
     await chmod(socketPath, 0o600)
     socketIno = (await stat(socketPath)).ino
   }
@@ -168,12 +184,19 @@ export async function startServer ({ socketPath, logger, context }) {
      * Connected clients keep their connections; new ones reach the new file.
      */
     async rebind () {
-      wss.stopListening()
+      await new Promise((resolve) => {
+        http.close(() => resolve(undefined))
+        // close() waits for every connection to end; the listening handle is gone at once.
+        setImmediate(resolve)
+      })
       await bind()
     },
     /** Close every connection and the socket. */
     async close () {
-      await wss.close({ code: 1001, reason: 'daemon shutting down' })
+      for (const ws of wss.clients) ws.close(1001, 'daemon shutting down')
+      await new Promise((resolve) => wss.close(() => resolve(undefined)))
+      await new Promise((resolve) => http.close(() => resolve(undefined)))
+      for (const ws of wss.clients) ws.terminate()
       await unlink(socketPath).catch(() => {})
     }
   }

@@ -114,9 +114,20 @@ export function runProbe ({ kind, timing, check, onResult, timers = REAL_TIMERS,
     if (!stopped) schedule(timing.period - (now() - began))
   }
 
+  const startedAt = now()
   schedule(timing.initial_delay)
   return {
     get state () { return state },
+    /**
+     * Check now instead of at the next period, when something suggests the verdict may have
+     * changed (a starting worker has just listened). Not before initial_delay, and not while a
+     * check is in flight.
+     */
+    poke () {
+      if (stopped || inFlight !== null || timer === null || now() - startedAt < timing.initial_delay) return
+      timers.clearTimeout(timer)
+      schedule(0)
+    },
     stop () {
       stopped = true
       if (timer !== null) timers.clearTimeout(timer)

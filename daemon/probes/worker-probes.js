@@ -30,7 +30,7 @@ const KINDS = /** @type {const} */ (['readiness', 'liveness'])
  * @param {Worker} worker
  */
 export function probeWorker (worker) {
-  /** @type {Map<ProbeKind, { pid: number, stop: () => void }>} */
+  /** @type {Map<ProbeKind, { pid: number, stop: () => void, poke: () => void }>} */
   const running = new Map()
   const stopAll = () => {
     for (const runner of running.values()) runner.stop()
@@ -45,6 +45,8 @@ export function probeWorker (worker) {
       running.delete(kind)
     }
     if (!alive || pid === null) return
+    // A starting worker that has just listened is likely ready: check now, not a period later.
+    if (status === STATUS.STARTING && worker.state.listening) running.get('readiness')?.poke()
     if (running.size === 0) worker.probes = { readiness: null, liveness: null }
     for (const kind of KINDS) {
       const probe = worker.app.config[kind]
@@ -75,7 +77,7 @@ function start (worker, pid, kind, probe) {
       if (changed) worker.dispatch({ type: 'probe', kind, passing: state.passing, reason: state.last })
     }
   })
-  return { pid, stop: () => runner.stop() }
+  return { pid, stop: () => runner.stop(), poke: () => runner.poke() }
 }
 
 /**

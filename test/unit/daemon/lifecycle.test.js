@@ -28,6 +28,9 @@ const DEFAULTS = deepFreeze({
 /** @param {Partial<LifecycleConfig>} overrides */
 const config = (overrides) => deepFreeze({ ...DEFAULTS, ...overrides })
 const WAIT_READY = config({ wait_ready: true })
+const PROBE = { type: /** @type {const} */ ('http'), host: '127.0.0.1', port: null, path: '/ready', status: null, command: [], initial_delay: 0, period: 1000, timeout: 1000, failure_threshold: 3, success_threshold: 1 }
+const READINESS = config({ readiness: PROBE })
+const READINESS_AND_WAIT = config({ readiness: PROBE, wait_ready: true })
 
 /** @param {Partial<WorkerState>} overrides */
 const state = (overrides) => ({ ...initialState(), ...overrides })
@@ -138,8 +141,22 @@ const cases = [
   { name: 'stale: ready timer while online', from: running({ status: STATUS.ONLINE }), event: { type: 'timer', name: 'ready' }, status: STATUS.ONLINE, effects: [] },
   { name: 'stale: ready timer while stopping', from: running({ status: STATUS.STOPPING }), event: { type: 'timer', name: 'ready' }, status: STATUS.STOPPING, effects: [] },
 
+  // probes (docs/probes.md)
+  { name: 'spawned with a readiness probe arms no ready timer: only the probe makes it online', config: READINESS, from: state({ status: STATUS.STARTING }), event: { type: 'spawned', pid: PID }, status: STATUS.STARTING, effects: [], fields: { pid: PID, startedAt: NOW } },
+  { name: 'listening with a readiness probe only records it', config: READINESS, from: running({ status: STATUS.STARTING }), event: { type: 'listening' }, status: STATUS.STARTING, effects: [], fields: { listening: true } },
+  { name: 'ready with a readiness probe that has not passed only records it', config: READINESS_AND_WAIT, from: running({ status: STATUS.STARTING }), event: { type: 'ready' }, status: STATUS.STARTING, effects: [], fields: { ready: true } },
+  { name: 'readiness passing makes a starting worker online', config: READINESS, from: running({ status: STATUS.STARTING }), event: { type: 'probe', kind: 'readiness', passing: true }, status: STATUS.ONLINE, effects: ['clear-timer:ready'], fields: { probeReady: true } },
+  { name: 'readiness passing with wait_ready waits for ready too', config: READINESS_AND_WAIT, from: running({ status: STATUS.STARTING }), event: { type: 'probe', kind: 'readiness', passing: true }, status: STATUS.STARTING, effects: [], fields: { probeReady: true } },
+  { name: 'readiness passing after ready makes it online', config: READINESS_AND_WAIT, from: running({ status: STATUS.STARTING, ready: true }), event: { type: 'probe', kind: 'readiness', passing: true }, status: STATUS.ONLINE, effects: ['clear-timer:ready'] },
+  { name: 'readiness failing while online keeps it online, not ready', config: READINESS, from: running({ status: STATUS.ONLINE, probeReady: true }), event: { type: 'probe', kind: 'readiness', passing: false }, status: STATUS.ONLINE, effects: [], fields: { probeReady: false } },
+  { name: 'liveness failing while online restarts it through the stop ladder, counted with the reason', from: running({ status: STATUS.ONLINE }), event: { type: 'probe', kind: 'liveness', passing: false, reason: 'timed out after 1000 ms' }, status: STATUS.STOPPING, effects: ['log:warn', 'clear-timer:ready', 'graceful-stop', `set-timer:kill:${DEFAULTS.kill_timeout}`], fields: { then: 'start', livenessRestarts: 1, lastRestart: { reason: 'liveness probe failed: timed out after 1000 ms', at: NOW }, restarts: 3 } },
+  { name: 'liveness failing while stopping is ignored', from: running({ status: STATUS.STOPPING }), event: { type: 'probe', kind: 'liveness', passing: false, reason: 'x' }, status: STATUS.STOPPING, effects: [], fields: { livenessRestarts: 0 } },
+  { name: 'liveness passing again changes nothing', from: running({ status: STATUS.ONLINE }), event: { type: 'probe', kind: 'liveness', passing: true }, status: STATUS.ONLINE, effects: [] },
+  { name: 'the restart after a liveness failure counts as a restart', from: running({ status: STATUS.STOPPING, then: 'start', livenessRestarts: 1 }), event: { type: 'exit', code: null, signal: 'SIGKILL' }, status: STATUS.STARTING, effects: [...EXIT_CLEANUP, ...SPAWN], fields: { restarts: 4, livenessRestarts: 1, probeReady: false } },
+
   // reset
   { name: 'reset zeroes the counters and keeps the rest', from: running({ status: STATUS.ONLINE, restarts: 7, unstableRestarts: 2, backoff: 1500, crashLoops: 3 }), event: { type: 'reset' }, status: STATUS.ONLINE, effects: [], fields: { restarts: 0, unstableRestarts: 0, backoff: 0, crashLoops: 0, pid: PID } },
+  { name: 'reset zeroes the liveness restarts too', from: running({ status: STATUS.ONLINE, livenessRestarts: 2 }), event: { type: 'reset' }, status: STATUS.ONLINE, effects: [], fields: { livenessRestarts: 0 } },
   { name: 'a successor carries the restart count of the worker it replaced', from: running({ status: STATUS.ONLINE, restarts: 0 }), event: { type: 'carry-restarts', restarts: 4 }, status: STATUS.ONLINE, effects: [], fields: { restarts: 4, pid: PID } }
 ]
 

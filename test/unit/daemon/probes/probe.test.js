@@ -166,3 +166,27 @@ test('readiness: not ready until the first passing check', async () => {
   await clock.advanceTo(200)
   assert.deepEqual(results.map((r) => [r.at, r.passing, r.changed]), [[0, false, false], [100, false, false], [200, true, true]])
 })
+
+test('poke checks at once, but not before initial_delay nor during a check', async () => {
+  /** @type {Array<(r: import('../../../../daemon/probes/probe.js').CheckResult) => void>} */
+  const answers = []
+  const { clock, started, probe } = scripted({ initial_delay: 100, period: 10_000, timeout: 5000 }, () => new Promise((resolve) => answers.push(resolve)), 'readiness')
+  await clock.advanceTo(50)
+  probe.poke()
+  await clock.advanceTo(60)
+  assert.deepEqual(started, [], 'not before initial_delay')
+  await clock.advanceTo(100)
+  assert.deepEqual(started, [100])
+  probe.poke()
+  await clock.advanceTo(150)
+  assert.deepEqual(started, [100], 'not while a check is in flight')
+  answers[0]({ ok: false, reason: 'no' })
+  await clock.advanceTo(200)
+  probe.poke()
+  await clock.advanceTo(200)
+  assert.deepEqual(started, [100, 200], 'at once, instead of at 10100')
+  probe.stop()
+  probe.poke()
+  await clock.advanceTo(20_000)
+  assert.deepEqual(started, [100, 200], 'nothing after stop')
+})

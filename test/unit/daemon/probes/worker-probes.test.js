@@ -24,14 +24,16 @@ const probe = (/** @type {Partial<import('../../../../ipc/app-config.js').ProbeC
  * @param {object} behaviour
  * @param {(proc: FakeProcess) => 'ok' | 'fail' | 'hang'} [behaviour.direct] how a check made from the daemon goes, per process
  * @param {(proc: FakeProcess) => number | null} [behaviour.agent] the status a worker's agent answers (null: it hangs)
+ * @param {number} [behaviour.listenAfter] ms of fake time a process takes to listen (default: at once)
  */
-function makeApp (t, overrides, { direct = () => 'ok', agent = () => 200 } = {}) {
+function makeApp (t, overrides, { direct = () => 'ok', agent = () => 200, listenAfter } = {}) {
   /** @type {Map<number, FakeProcess>} */
   const byPid = new Map()
   const effects = fakeEffects({
     onSpawn: (proc) => {
       byPid.set(/** @type {number} */ (proc.pid), proc)
-      cooperative.onSpawn(proc)
+      if (listenAfter === undefined) cooperative.onSpawn(proc)
+      else effects.clock.timers.setTimeout(() => proc.listen(), listenAfter)
     },
     onSignal: cooperative.onSignal,
     onMessage: (proc, message) => {
@@ -135,6 +137,23 @@ describe('readiness', () => {
     await effects.clock.advance(3000)
     assert.equal(worker.state.status, 'online')
     assert.equal(worker.row().ready, false)
+  })
+
+  test('a worker that listens is checked at once, not a whole period later', async (t) => {
+    /** @type {Set<FakeProcess>} */
+    const listened = new Set()
+    const { app, effects } = makeApp(t, { readiness: probe({ path: '/ready', period: 10_000 }) }, {
+      listenAfter: 300,
+      direct: (proc) => listened.has(proc) ? 'ok' : 'fail'
+    })
+    effects.clock.timers.setTimeout(() => listened.add(effects.spawned[0]), 299)
+    const [worker] = app.workers
+    worker.dispatch({ type: 'start' })
+    await effects.clock.advance(250)
+    assert.equal(worker.probes.readiness?.checks, 1, 'the first check, at the start, failed')
+    assert.equal(worker.state.status, 'starting')
+    await effects.clock.advance(100)
+    assert.equal(worker.state.status, 'online', 'the check made when it listened passed')
   })
 
   test('without a probe, ready is null and listening makes it online', async (t) => {
