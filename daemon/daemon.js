@@ -4,6 +4,7 @@
 // socket, supervise; on shutdown stop every app, mark the dump cleanly stopped, close.
 import { mkdirSync, readFileSync } from 'node:fs'
 import { balanceFromEnv } from '../ipc/balance.js'
+import { LISTEN_VARS } from '../ipc/listen-fds.js'
 import { resolvePaths } from '../ipc/paths.js'
 import { guardHome } from './home-guard.js'
 import { acquireLock } from './lock.js'
@@ -16,6 +17,7 @@ import { readDaemonOptions } from './options.js'
 import { Persistence } from './dump/persistence.js'
 import { startServer } from './server.js'
 import { setBalance } from './spawn-worker.js'
+import { InheritedSockets } from './sockets/inherited-sockets.js'
 import { Supervisor } from './supervisor.js'
 
 export const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
@@ -53,10 +55,15 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   setBalance(balance)
 
   const logDefaults = readLogDefaults(env, (message) => logger.warn(`${message}; using the default`))
+  // Socket activation: systemd's sockets are the daemon's alone; no app or helper inherits
+  // the variables (an app with `listen` gets its own, docs/deploy.md#socket-activation).
+  const inherited = InheritedSockets.fromEnv(env, process.pid, { logger })
+  for (const key of LISTEN_VARS) delete env[key]
   const supervisor = new Supervisor({
     logsDir: paths.logs,
     logger,
     logDefaults,
+    inherited,
     // The agent reports on a multiple of the sampler's cadence; without sampling it stays quiet.
     agentEnv: sampleInterval > 0 ? { SUP_AGENT_METRICS_MS: String(agentIntervalFor(sampleInterval)) } : {}
   })

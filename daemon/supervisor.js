@@ -15,6 +15,7 @@ import { reloadApps, reloadByTrigger, replaceWorker, scaleApp } from './rollout/
 import { matchTarget, resolveTargets } from './resolve-targets.js'
 import { metricsEvent } from './metrics/sampler.js'
 import { HeldSockets } from './sockets/held-sockets.js'
+import { InheritedSockets } from './sockets/inherited-sockets.js'
 
 /**
  * @typedef {import('./worker.js').Worker} Worker
@@ -35,12 +36,14 @@ function pickGiven (config, given) {
 
 export class Supervisor extends EventEmitter {
   /**
-   * @param {{ logsDir: string, logger: import('pino').Logger, effects?: import('./app/effects.js').Effects, logDefaults?: import('./logs/defaults.js').LogRotation, agentEnv?: Record<string, string> }} options
+   * @param {{ logsDir: string, logger: import('pino').Logger, effects?: import('./app/effects.js').Effects, logDefaults?: import('./logs/defaults.js').LogRotation, agentEnv?: Record<string, string>, inherited?: InheritedSockets }} options
    *   effects: spawn, timers, clock, process tree and balancing for every worker (tests pass fakes);
-   *   agentEnv: extra variables for node workers' agent (the sampling interval)
+   *   agentEnv: extra variables for node workers' agent (the sampling interval);
+   *   inherited: sockets systemd passed to the daemon, for the apps whose `listen` they serve
    */
-  constructor ({ logsDir, logger, effects = REAL_EFFECTS, logDefaults = LOG_DEFAULTS, agentEnv = {} }) {
+  constructor ({ logsDir, logger, effects = REAL_EFFECTS, logDefaults = LOG_DEFAULTS, agentEnv = {}, inherited = new InheritedSockets() }) {
     super()
+    this.inherited = inherited
     this.agentEnv = agentEnv
     this.logger = logger
     this.effects = effects
@@ -145,7 +148,7 @@ export class Supervisor extends EventEmitter {
    */
   addApp (config, shellEnv) {
     // Bound first: an address in use refuses the app before anything of it exists.
-    const sockets = config.listen.length > 0 && config.exec_mode === 'fork' ? HeldSockets.bind(config.listen, { app: config.name }) : null
+    const sockets = config.listen.length > 0 && config.exec_mode === 'fork' ? HeldSockets.bind(config.listen, { app: config.name, inherited: this.inherited }) : null
     const app = new App({ config, shellEnv, sockets, logging: this.logging, logger: this.logger, nextId: () => this.takeId(), spareId: () => this.spareId(), effects: this.effects, agentEnv: this.agentEnv })
     for (const topic of ['app.state', 'log', 'reload.progress']) app.on(topic, (data) => this.emit(topic, data))
     app.on('trigger', (reason) => { if (this.apps.get(app.name) === app) reloadByTrigger(app, reason) })
