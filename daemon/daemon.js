@@ -164,7 +164,9 @@ function exportWorker (worker) {
     running: state.pid !== null,
     restarts: state.restarts,
     startedAt: state.startedAt,
-    usage: worker.usage
+    usage: worker.usage,
+    ready: worker.app.config.readiness ? state.probeReady : null,
+    livenessRestarts: state.livenessRestarts
   }
 }
 
