@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { APPS, SUP_BIN, freePort, useSupHome } from '../helpers/sup.js'
 
-/** systemd's own tool (apt package `systemd`; .ci/run installs it). */
+/** systemd's own tool (apt package `systemd`; `npm test` installs it when missing: test/system-deps.js). */
 const ACTIVATE = 'systemd-socket-activate'
 
 /**
