@@ -72,8 +72,8 @@ test('probe figures: sup_ready follows the readiness probe, sup_liveness_restart
       name: 'web',
       script: join(APPS, 'probed-http.js'),
       kill_timeout: 1000,
-      // /ready answers 503 for the first 1.5 s of each process.
-      env: { PORT: String(appPort), NOT_READY_MS: '1500' },
+      // /ready answers 503 for the first 3 s of each process: a window the scrapes cannot miss.
+      env: { PORT: String(appPort), NOT_READY_MS: '3000' },
       readiness: { http: '/ready', period: 200 },
       liveness: { http: '/healthz', period: 500, timeout: 400, failure_threshold: 2 }
     }]
@@ -101,7 +101,7 @@ test('probe figures: sup_ready follows the readiness probe, sup_liveness_restart
   await scrapeUntil((f) => f.ready[0] === 1 && f.liveness[0] === 0, 'the worker ready')
 
   assert.equal((await httpGet(appPort, '/hang')).status, 200)
-  // The hung worker is restarted; its successor is not ready for its first 1.5 s.
+  // The hung worker is restarted; its successor is not ready for its first 3 s.
   await scrapeUntil((f) => f.liveness[0] === 1 && f.ready[0] === 0, 'a liveness restart, the new process not ready yet')
   await scrapeUntil((f) => f.liveness[0] === 1 && f.ready[0] === 1, 'the new process ready')
 })
