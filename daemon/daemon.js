@@ -13,6 +13,7 @@ import { MetricsEndpoint } from './metrics/endpoint.js'
 import { guardMemory } from './metrics/memory-guard.js'
 import { agentIntervalFor, metricsEvent, Sampler } from './metrics/sampler.js'
 import { readDaemonOptions } from './options.js'
+import { writePidCopy } from './pid-copy.js'
 import { Persistence } from './dump/persistence.js'
 import { startServer } from './server.js'
 import { setBalance } from './spawn-worker.js'
@@ -48,8 +49,9 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   mkdirSync(paths.home, { recursive: true, mode: 0o700 })
   mkdirSync(paths.logs, { recursive: true, mode: 0o700 })
   const balance = balanceFromEnv(env)
-  const { sampleInterval, metrics } = readDaemonOptions(argv, env)
+  const { sampleInterval, metrics, pidFile } = readDaemonOptions(argv, env, paths.home)
   const releaseLock = acquireLock(paths.pidFile, paths.home)
+  const removePidCopy = writePidCopy(pidFile, logger)
   setBalance(balance)
 
   const logDefaults = readLogDefaults(env, (message) => logger.warn(`${message}; using the default`))
@@ -87,6 +89,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
       }
     })
   } catch (err) {
+    removePidCopy()
     releaseLock()
     throw err
   }
@@ -130,6 +133,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
       const writeDump = persistence?.beginShutdown()
       await supervisor.stopAll()
       await writeDump?.()
+      removePidCopy()
       releaseLock()
       logger.info('daemon stopped')
       // Closing the socket is the CLI's sign that everything is down, so it comes last.

@@ -4,6 +4,7 @@
 // enabled as root. Needs no daemon.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { SupError } from '../../ipc/errors.js'
+import { resolvePaths } from '../../ipc/paths.js'
 import { SUP_BIN, checkPlatform, isRoot, resolveTarget, rootCommand, systemctl, systemdRunning, unitPath } from '../startup/systemd-host.js'
 import { renderSystemdUnit } from '../startup/systemd-unit.js'
 import { version } from '../version.js'
@@ -15,7 +16,7 @@ import { version } from '../version.js'
 export async function run (platform, { io, opts }) {
   checkPlatform({ platform })
   const target = resolveTarget(opts, io.env)
-  const unit = renderSystemdUnit({ user: target.user, supHome: target.supHome, node: process.execPath, supBin: SUP_BIN, path: unitPath(io.env), version })
+  const unit = renderSystemdUnit({ user: target.user, supHome: target.supHome, pidFile: resolvePaths({ SUP_HOME: target.supHome, HOME: target.home }).pidFile, node: process.execPath, supBin: SUP_BIN, path: unitPath(io.env), version })
   // A normal user cannot write system units; a --unit-dir of one's own can be written.
   const write = !opts.print && (isRoot() || !target.defaultDir)
   const enable = write && isRoot() && target.defaultDir && systemdRunning()

@@ -54,6 +54,11 @@ describe('renderSystemdUnit', () => {
     })
   })
 
+  test('the pid file given (pm2.pid where SUP_HOME is PM2\'s home) is the one systemd reads', () => {
+    const unit = parseUnit(renderSystemdUnit({ ...options, supHome: '/home/alice/.pm2', pidFile: '/home/alice/.pm2/pm2.pid' }))
+    assert.deepEqual(unit.Service.PIDFile, ['/home/alice/.pm2/pm2.pid'])
+  })
+
   test('says who wrote it and ends with a newline', () => {
     const text = renderSystemdUnit(options)
     assert.match(text, /^# Written by "sup startup" \(sup 1\.2\.3\); "sup unstartup" removes it\.\n/)
