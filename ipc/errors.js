@@ -50,7 +50,7 @@ export const ERRORS = Object.freeze({
   SUP_ERR_CONFIG_FILE_NOT_FOUND: { message: 'config file "{file}" not found' },
   SUP_ERR_CONFIG_FILE_SYNTAX: { message: 'config file {file}{where} could not be read: {reason}' },
   SUP_ERR_CONFIG_FILE_NO_APPS: { message: 'config file {file} has no apps (export { apps: [ { name, script } ] })' },
-  SUP_ERR_CONFIG_FILE_EXISTS: { message: '{file} already exists and is kept (sup init --force writes over it)' },
+  SUP_ERR_CONFIG_WRITE_FAILED: { message: 'cannot write {file}: {reason} (check the permissions of the current directory)' },
   SUP_ERR_CONFIG_ONLY_NO_MATCH: { message: '--only {only} matches no app in {file} (it has: {names})' },
   SUP_ERR_CONFIG_INVALID_BALANCE: { message: 'invalid {source} "{value}" (use "rr": the daemon hands connections out round-robin, or "os": workers accept them themselves)' },
   SUP_ERR_CONFIG_CWD_NOT_FOUND: { message: 'working directory "{cwd}" does not exist' },
