@@ -48,7 +48,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   mkdirSync(paths.home, { recursive: true, mode: 0o700 })
   mkdirSync(paths.logs, { recursive: true, mode: 0o700 })
   const balance = balanceFromEnv(env)
-  const { sampleInterval, metrics } = readDaemonOptions(argv, env)
+  const { sampleInterval, metrics, shutdownWithMessage } = readDaemonOptions(argv, env)
   const releaseLock = acquireLock(paths.pidFile, paths.home)
   setBalance(balance)
 
@@ -57,6 +57,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
     logsDir: paths.logs,
     logger,
     logDefaults,
+    shutdownWithMessage,
     // The agent reports on a multiple of the sampler's cadence; without sampling it stays quiet.
     agentEnv: sampleInterval > 0 ? { SUP_AGENT_METRICS_MS: String(agentIntervalFor(sampleInterval)) } : {}
   })

@@ -42,10 +42,12 @@ export class App extends EventEmitter {
    *   to its successor in a reload; not counted as handed out (default: nextId)
    * @param {import('./effects.js').Effects} [options.effects]
    * @param {Record<string, string>} [options.agentEnv] extra variables for node workers' agent
+   * @param {boolean} [options.shutdownWithMessage] stop node workers with a "shutdown" message
+   *   whatever the app's shutdown_with_message (the daemon's setting)
    * @param {import('../sockets/held-sockets.js').HeldSockets | null} [options.sockets] the
    *   sockets the daemon holds for the app (fork mode, `listen`): every generation is handed them
    */
-  constructor ({ config, shellEnv, logging, logger, nextId, spareId = nextId, effects = REAL_EFFECTS, agentEnv = {}, sockets = null }) {
+  constructor ({ config, shellEnv, logging, logger, nextId, spareId = nextId, effects = REAL_EFFECTS, agentEnv = {}, shutdownWithMessage = false, sockets = null }) {
     super()
     this.config = config
     this.shellEnv = shellEnv
@@ -55,6 +57,7 @@ export class App extends EventEmitter {
     this.spareId = spareId
     this.effects = effects
     this.agentEnv = agentEnv
+    this.shutdownWithMessage = shutdownWithMessage
     /** @type {{ from: string, at: number } | undefined} set when the app came back from the dump */
     this.restored = undefined
     /** @type {Worker[]} */
@@ -87,7 +90,7 @@ export class App extends EventEmitter {
    * @param {number} [id] the id it takes over (a reload's successor); a new one otherwise
    */
   addWorker (instance, runtime = this, id = this.nextId()) {
-    const worker = new Worker({ id, instance, app: runtime, logger: this.logger, effects: this.effects, agentEnv: this.agentEnv })
+    const worker = new Worker({ id, instance, app: runtime, logger: this.logger, effects: this.effects, agentEnv: this.agentEnv, shutdownWithMessage: this.shutdownWithMessage })
     worker.on('state', (row) => this.emit('app.state', row))
     if (runtime.config.pid_file) trackPidFile(worker, runtime.config.pid_file, this.logger)
     worker.on('remove', () => this.removeWorker(worker))

@@ -19,3 +19,21 @@ test('stdout and stderr text without a newline reach the -l combined file while 
   assert.ok(row.pid !== null && isAlive(row.pid), 'the process is still running')
   assert.equal((await home.ls())[0].pid, row.pid, 'and it is the same process')
 })
+
+test('PM2_KILL_USE_MESSAGE in the daemon\'s environment: node workers are stopped with a "shutdown" message, a bash script with SIGINT', async (t) => {
+  const home = useSupHome(t)
+  const env = { PM2_KILL_USE_MESSAGE: 'true' }
+  // The first command starts the daemon, with this environment.
+  const start = await home.sup(['start', join(APPS, 'message-logger.js'), '--name', 'node-app'], { env })
+  assert.equal(start.code, 0, start.stderr)
+  const other = await home.sup(['start', join(APPS, 'sigint-logger.sh'), '--name', 'by-bash', '--interpreter', 'bash'], { env })
+  assert.equal(other.code, 0, other.stderr)
+  const logOf = (/** @type {string} */ name) => join(home.paths.logs, `${name}-out.log`)
+  const read = (/** @type {string} */ name) => existsSync(logOf(name)) ? readFileSync(logOf(name), 'utf8') : ''
+  await waitUntil(() => read('node-app').includes('ready') && read('by-bash').includes('ready'), 'both apps ready')
+  // Restarted from a shell without the variable: it is the daemon's setting.
+  assert.equal((await home.sup(['restart', 'node-app', 'by-bash'])).code, 0)
+  await waitUntil(() => read('node-app').includes('message "shutdown"'), 'the shutdown message in the node app\'s log')
+  assert.doesNotMatch(read('node-app'), /got SIGINT/)
+  await waitUntil(() => read('by-bash').includes('got SIGINT'), 'SIGINT in the bash script\'s log')
+})
