@@ -1,8 +1,9 @@
 // @ts-check
 // PM2 behaviours its e2e scripts rely on (issue 9): text without a newline reaches the logs
-// while the process runs.
+// while the process runs; PM2_KILL_USE_MESSAGE; a .json config that is a JS expression.
 import assert from 'node:assert/strict'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { waitUntil } from '../helpers/procs.js'
@@ -36,4 +37,30 @@ test('PM2_KILL_USE_MESSAGE in the daemon\'s environment: node workers are stoppe
   await waitUntil(() => read('node-app').includes('message "shutdown"'), 'the shutdown message in the node app\'s log')
   assert.doesNotMatch(read('node-app'), /got SIGINT/)
   await waitUntil(() => read('by-bash').includes('got SIGINT'), 'SIGINT in the bash script\'s log')
+})
+
+test('a .json config written as a JavaScript expression starts its apps, as in PM2', async (t) => {
+  const home = useSupHome(t)
+  const dir = mkdtempSync(join(tmpdir(), 'sup-json-expr-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'configuration.json')
+  writeFileSync(file, `// as PM2's test/fixtures/configuration.json
+[{
+  name: 'expr',
+  script: [${JSON.stringify(APPS)}, 'signal-logger.js'].join('/'),
+  env: { FROM_SHELL: process.env.SUP_TEST_FROM_SHELL || 'unset' }
+}]
+`)
+  const start = await home.sup(['start', file], { env: { SUP_TEST_FROM_SHELL: 'yes' } })
+  assert.equal(start.code, 0, start.stderr)
+  const [row] = await home.ls()
+  assert.equal(row.name, 'expr')
+  const described = JSON.parse((await home.sup(['describe', 'expr', '--json'])).stdout)
+  assert.equal(described.config.script, join(APPS, 'signal-logger.js'))
+  assert.equal(described.config.env.FROM_SHELL, 'yes')
+
+  writeFileSync(file, '[{ name: "bad", script: require("path").join("a.js") }]')
+  const refused = await home.sup(['start', file])
+  assert.equal(refused.code, 1)
+  assert.match(refused.stderr, /^sup: config file .*configuration\.json:1:\d+ could not be read: require is not defined \(a \.json file is evaluated with the language's built-ins and process\.env only; a \.config\.js file can use modules\)\n$/)
 })
