@@ -1,13 +1,14 @@
 // @ts-check
 // PM2 behaviours its e2e scripts rely on (issue 9): text without a newline reaches the logs
-// while the process runs; PM2_KILL_USE_MESSAGE; a .json config that is a JS expression.
+// while the process runs; PM2_KILL_USE_MESSAGE; a .json config that is a JS expression; two
+// cluster apps on one port.
 import assert from 'node:assert/strict'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { waitUntil } from '../helpers/procs.js'
-import { APPS, isAlive, useSupHome } from '../helpers/sup.js'
+import { APPS, freePort, httpGet, isAlive, useSupHome } from '../helpers/sup.js'
 
 test('stdout and stderr text without a newline reach the -l combined file while the process runs', async (t) => {
   const home = useSupHome(t)
@@ -63,4 +64,21 @@ test('a .json config written as a JavaScript expression starts its apps, as in P
   const refused = await home.sup(['start', file])
   assert.equal(refused.code, 1)
   assert.match(refused.stderr, /^sup: config file .*configuration\.json:1:\d+ could not be read: require is not defined \(a \.json file is evaluated with the language's built-ins and process\.env only; a \.config\.js file can use modules\)\n$/)
+})
+
+test('two cluster apps listening on one port both come online and share its connections, as in PM2', async (t) => {
+  const home = useSupHome(t)
+  const port = await freePort()
+  const dir = mkdtempSync(join(tmpdir(), 'sup-one-port-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'all.json')
+  const app = (/** @type {string} */ name, /** @type {number} */ instances) => ({ name, script: join(APPS, 'http-server.js'), instances, env: { PORT: String(port), APP_MODE: name } })
+  writeFileSync(file, JSON.stringify({ apps: [app('http', 2), app('http2', 1)] }))
+  const start = await home.sup(['start', file])
+  assert.equal(start.code, 0, start.stderr)
+  const rows = await home.ls()
+  assert.deepEqual(rows.map((r) => [r.name, r.status]), [['http', 'online'], ['http', 'online'], ['http2', 'online']])
+  const answeredBy = new Set()
+  for (let i = 0; i < 12 && answeredBy.size < 2; i++) answeredBy.add(JSON.parse((await httpGet(port)).body).env)
+  assert.deepEqual([...answeredBy].sort(), ['http', 'http2'])
 })
