@@ -332,7 +332,9 @@ export class Supervisor extends EventEmitter {
       triggers: app.triggers.status(),
       // The row plus the last sample's other figures (event-loop delay, heap, ...).
       workers: workers.map((w) => ({ ...metricsEvent(w), probes: w.probes })),
-      last_rollout: app.lastRollout ?? null
+      last_rollout: app.lastRollout ?? null,
+      // The git revision the workers last started from, when the app's folder is a checkout.
+      versioning: app.versioning
     }
   }
 

@@ -1,14 +1,28 @@
 // @ts-check
 // PM2 behaviours its e2e scripts rely on (issue 9): text without a newline reaches the logs
 // while the process runs; PM2_KILL_USE_MESSAGE; a .json config that is a JS expression; two
-// cluster apps on one port.
+// cluster apps on one port; the git revision an app runs (vizion).
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { waitUntil } from '../helpers/procs.js'
 import { APPS, freePort, httpGet, isAlive, useSupHome } from '../helpers/sup.js'
+
+/**
+ * waitUntil for a check that must ask the daemon.
+ * @param {() => Promise<unknown>} check
+ * @param {string} what
+ */
+async function waitUntilAsync (check, what, timeout = 10_000) {
+  const deadline = Date.now() + timeout
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
 
 test('stdout and stderr text without a newline reach the -l combined file while the process runs', async (t) => {
   const home = useSupHome(t)
@@ -81,4 +95,35 @@ test('two cluster apps listening on one port both come online and share its conn
   const answeredBy = new Set()
   for (let i = 0; i < 12 && answeredBy.size < 2; i++) answeredBy.add(JSON.parse((await httpGet(port)).body).env)
   assert.deepEqual([...answeredBy].sort(), ['http', 'http2'])
+})
+
+test('describe shows the git revision the workers started from; --no-vizion turns it off, as in PM2', async (t) => {
+  const home = useSupHome(t)
+  const repo = mkdtempSync(join(tmpdir(), 'sup-vizion-'))
+  t.after(() => rmSync(repo, { recursive: true, force: true }))
+  const git = (/** @type {string[]} */ ...args) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd: repo, encoding: 'utf8' }).trim()
+  git('init', '-q')
+  git('remote', 'add', 'origin', 'https://deployer:s3cret@example.com/acme/api.git')
+  copyFileSync(join(APPS, 'signal-logger.js'), join(repo, 'app.cjs'))
+  git('add', 'app.cjs')
+  git('commit', '-q', '-m', 'first')
+  const first = git('rev-parse', 'HEAD')
+
+  assert.equal((await home.sup(['start', join(repo, 'app.cjs'), '--name', 'api'])).code, 0)
+  const describe = async (/** @type {string} */ name) => JSON.parse((await home.sup(['describe', name, '--json'])).stdout)
+  await waitUntilAsync(async () => (await describe('api')).versioning !== null, 'the revision read')
+  assert.deepEqual((await describe('api')).versioning, { type: 'git', repo_path: repo, branch: 'main', revision: first, remote: 'https://example.com/acme/api.git' })
+  const human = await home.sup(['describe', 'api'])
+  assert.match(human.stdout, new RegExp(`revision: git main@${first.slice(0, 12)} \\(https://example\\.com/acme/api\\.git\\) in `))
+
+  git('commit', '-q', '--allow-empty', '-m', 'second')
+  const second = git('rev-parse', 'HEAD')
+  assert.equal((await describe('api')).versioning.revision, first, 'what runs, not what is checked out')
+  assert.equal((await home.sup(['restart', 'api'])).code, 0)
+  await waitUntilAsync(async () => (await describe('api')).versioning.revision === second, 'the new revision after a restart')
+
+  assert.equal((await home.sup(['start', join(repo, 'app.cjs'), '--name', 'quiet', '--no-vizion'])).code, 0)
+  const quiet = await describe('quiet')
+  assert.equal(quiet.config.vizion, false)
+  assert.equal(quiet.versioning, null)
 })
