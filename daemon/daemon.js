@@ -98,7 +98,8 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   // on the socket, or a listener in this process (sup-runtime prints every line).
   setLinesWanted(() => server.wants('log') || supervisor.listeners('log').some((listener) => listener !== publishLog))
   supervisor.on('reload.progress', (progress) => server.publish('reload.progress', progress))
-  sampler.on('sample', (worker) => server.publish('metrics', metricsEvent(worker)))
+  // The event is a whole row (log paths, status, figures): built only when someone takes it.
+  sampler.on('sample', (worker) => { if (server.wants('metrics')) server.publish('metrics', metricsEvent(worker)) })
   guardMemory({ sampler, logger, replace: (worker) => supervisor.replaceWorker(worker) })
   sampler.start()
   const stopGuard = guardHome({
