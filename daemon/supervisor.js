@@ -31,6 +31,8 @@ import { resolveRuntime } from './node-runtime/resolve.js'
 function pickGiven (config, given) {
   const keys = new Set(given)
   if (keys.has('watch')) keys.add('watch_paths')
+  // --interpreter /path/to/node or node@22 is kept in runtime (docs/config.md#which-node-runs-an-app).
+  if (keys.has('interpreter')) keys.add('runtime')
   return Object.fromEntries(Object.entries(config).filter(([key]) => keys.has(key)))
 }
 

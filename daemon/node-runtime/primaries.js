@@ -40,11 +40,6 @@ export function forkOnRuntime (nodePath, spec, env, messages) {
   return primary.fork(spec, env, messages)
 }
 
-/** The primaries running now: their node and pid (describe, tests). */
-export function runningPrimaries () {
-  return [...primaries.values()].map((p) => ({ path: p.nodePath, pid: p.child.pid ?? null, version: p.version, workers: p.remotes.size }))
-}
-
 class RuntimePrimary {
   /** @param {string} nodePath */
   constructor (nodePath) {

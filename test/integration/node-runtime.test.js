@@ -98,6 +98,9 @@ test(`cluster mode (-i 2) with interpreter: the path of node ${MAJOR}: workers r
   const described = await home.sup(['describe', 'v'])
   assert.equal(described.code, 0, described.stderr)
   assert.match(described.stdout, new RegExp(`runtime node ${node.version.replaceAll('.', '\\.')} ${node.path} \\(from interpreter\\)`))
+  const logs = await home.sup(['logs', 'v', '--lines', '10', '--nostream'])
+  assert.equal(logs.code, 0, logs.stderr)
+  assert.equal(logs.stdout.split('\n').filter((line) => line.includes(`listening on node ${node.version}`)).length, 2, logs.stdout)
 
   const seen = await underLoad(port, async () => {
     const reload = await home.sup(['reload', 'v'])
