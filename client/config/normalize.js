@@ -202,7 +202,7 @@ function normalizeInterpreter (value) {
  */
 function nodeRuntimeOf (value, cwd) {
   if (value === 'node' || !isNodeSpec(value)) return null
-  return value.includes('/') ? path.resolve(cwd, value) : value
+  return !value.startsWith('node@') && value.includes('/') ? path.resolve(cwd, value) : value
 }
 
 /**

@@ -55,26 +55,28 @@ export function resolveRuntime (config, env) {
  */
 function resolveNode (spec, source, config, env) {
   // A path only where a path may be given: a version file holds versions ("lts/*" is an alias).
-  if (source === 'interpreter' && spec.includes('/')) {
+  if (source === 'interpreter' && !spec.startsWith('node@') && spec.includes('/')) {
     const file = path.resolve(config.cwd, spec)
     const version = versionOf(file, config.name, true)
     if (!/^v\d+\./.test(version)) throw new SupError('SUP_ERR_INTERPRETER_NOT_EXECUTABLE', { path: file, name: config.name, reason: `answered --version with "${version.slice(0, 40)}", not a node version` })
     return { kind: 'node', path: file, version, own: sameFile(file, process.execPath), source }
   }
-  const wanted = VERSION_SPEC.exec(spec.replace(/^node@/, ''))
+  const asked = spec.replace(/^node@/, '')
+  const version = VERSION_SPEC.test(asked) ? asked : nvmAlias(asked, env)
+  const wanted = version === null ? null : VERSION_SPEC.exec(version) ?? (version === '' ? [''] : null)
   if (wanted === null) throw new SupError('SUP_ERR_INTERPRETER_VERSION_INVALID', { value: spec, source: source === 'interpreter' ? 'interpreter' : path.join(config.cwd, source), name: config.name })
   const prefix = wanted.slice(1).filter((part) => part !== undefined).map(Number)
   const matches = (/** @type {string} */ version) => prefix.every((part, i) => parseVersion(version)[i] === part)
-  // The daemon's own node when it fits: no second primary, nothing changes.
-  if (matches(process.version)) return { ...OWN, source }
+  // The daemon's own node when it fits: no second primary, nothing changes ("node": the newest).
+  if (prefix.length > 0 && matches(process.version)) return { ...OWN, source }
   const found = findNodes(prefix[0], env).filter((c) => matches(c.version))
   found.sort((a, b) => compareVersions(b.version, a.version))
   if (found.length === 0) {
-    const label = `node ${prefix.join('.')}`
+    const label = asked === version ? `node ${asked}` : `node ${asked} (${version || 'the newest installed'})`
     throw new SupError('SUP_ERR_INTERPRETER_NOT_FOUND', {
       runtime: source === 'interpreter' ? label : `${label} (from ${path.join(config.cwd, source)})`,
       name: config.name,
-      fix: `install it (nvm install ${prefix.join('.')}), or set interpreter to the path of a node binary`
+      fix: `install it (nvm install ${asked}), or set interpreter to the path of a node binary`
     })
   }
   return { kind: 'node', path: found[0].path, version: found[0].version, own: false, source }
@@ -97,23 +99,43 @@ function resolveOther (config, env) {
 }
 
 /**
- * Node binaries of a major version: on PATH as node@22, node22, node-22 or node itself, and
- * those nvm and n installed.
- * @param {number} major
+ * What an nvm alias (`lts/*`, `lts/iron`, `default`, or one of your own) stands for, from the
+ * files nvm keeps in $NVM_DIR/alias; "node" and "stable" are the newest installed ('').
+ * @param {string} alias
+ * @param {Record<string, string>} env
+ * @returns {string | null} a version, '' for any, or null when nvm does not know it
+ */
+function nvmAlias (alias, env, depth = 0) {
+  if (alias === 'node' || alias === 'stable') return ''
+  if (depth > 8 || !/^[\w.*-]+(\/[\w.*-]+)?$/.test(alias) || alias.includes('..')) return null
+  const target = readVersionFile(path.join(nvmDir(env), 'alias', alias))
+  if (target === null) return null
+  return VERSION_SPEC.test(target) ? target : nvmAlias(target, env, depth + 1)
+}
+
+/** @param {Record<string, string>} env */
+function nvmDir (env) {
+  return env.NVM_DIR || path.join(env.HOME ?? '', '.nvm')
+}
+
+/**
+ * Node binaries of a major version (any, when undefined): on PATH as node@22, node22, node-22
+ * or node itself, and those nvm and n installed.
+ * @param {number | undefined} major
  * @param {Record<string, string>} env
  * @returns {Array<{ path: string, version: string }>}
  */
 function findNodes (major, env) {
   /** @type {Array<{ path: string, version: string }>} */
   const found = []
-  for (const name of [`node@${major}`, `node${major}`, `node-${major}`, 'node']) {
+  const names = major === undefined ? ['node'] : [`node@${major}`, `node${major}`, `node-${major}`, 'node']
+  for (const name of names) {
     const file = findOnPath(name, env.PATH)
     const version = file === null ? null : quietVersionOf(file)
     if (file !== null && version !== null) found.push({ path: file, version })
   }
-  const home = env.HOME ?? ''
   const dirs = [
-    path.join(env.NVM_DIR || path.join(home, '.nvm'), 'versions', 'node'),
+    path.join(nvmDir(env), 'versions', 'node'),
     path.join(env.N_PREFIX || '/usr/local', 'n', 'versions', 'node')
   ]
   for (const dir of dirs) {
@@ -121,7 +143,7 @@ function findNodes (major, env) {
     for (const entry of listDir(dir)) {
       const file = path.join(dir, entry, 'bin', 'node')
       const version = entry.startsWith('v') ? entry : `v${entry}`
-      if (parseVersion(version)[0] === major && isExecutable(file)) found.push({ path: file, version })
+      if ((major === undefined || parseVersion(version)[0] === major) && isExecutable(file)) found.push({ path: file, version })
     }
   }
   return found

@@ -386,6 +386,7 @@ describe('normalizeApp', () => {
       [{ script: 'hello.js', interpreter: '/usr/local/bin/node', instances: 2 }, null, '/usr/local/bin/node', 'cluster'],
       [{ script: 'hello.js', interpreter: 'bin/node22' }, null, path.join(dir, 'bin', 'node22'), 'fork'],
       [{ script: 'hello.js', interpreter: 'node@22', instances: 2 }, null, 'node@22', 'cluster'],
+      [{ script: 'hello.js', interpreter: 'node@lts/iron' }, null, 'node@lts/iron', 'fork'],
       [{ script: 'hello.js', exec_interpreter: 'nodejs' }, null, 'nodejs', 'fork'],
       [{ script: 'hello.js', interpreter: 'bun', instances: 2 }, 'bun', null, 'fork'],
       [{ script: 'hello.js', interpreter: 'deno' }, 'deno', null, 'fork']

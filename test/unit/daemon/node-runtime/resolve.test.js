@@ -40,13 +40,20 @@ before(() => {
   fakeBinary(path.join(dir, 'bin', 'deno'), 'deno 2.0.0 (stable, release, x86_64-unknown-linux-gnu)')
   fakeBinary(path.join(dir, 'not-node'), 'hello')
   fs.writeFileSync(path.join(dir, 'plain-file'), '#!/bin/sh\n', { mode: 0o644 })
+  // nvm's aliases, as `nvm install --lts` and `nvm alias` leave them
+  fs.mkdirSync(path.join(dir, 'nvm', 'alias', 'lts'), { recursive: true })
+  fs.writeFileSync(path.join(dir, 'nvm', 'alias', 'lts', 'iron'), 'v97.1.0\n')
+  fs.writeFileSync(path.join(dir, 'nvm', 'alias', 'lts', '*'), 'lts/iron\n')
+  fs.writeFileSync(path.join(dir, 'nvm', 'alias', 'default'), '97\n')
   for (const [sub, files] of /** @type {const} */ ([
     ['nvmrc', { '.nvmrc': '97\n' }],
     ['both', { '.nvmrc': 'v97.1\n', '.node-version': '98\n' }],
     ['node-version', { '.node-version': '98.0.1\n' }],
     ['own', { '.nvmrc': `${process.version}\n` }],
     ['alias', { '.nvmrc': 'lts/iron\n' }],
-    ['missing', { '.nvmrc': '99\n' }]
+    ['missing', { '.nvmrc': '99\n' }],
+    ['lts', { '.nvmrc': 'lts/*\n' }],
+    ['newest', { '.nvmrc': 'node\n' }]
   ])) {
     fs.mkdirSync(path.join(dir, sub))
     for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, sub, name), text)
@@ -67,6 +74,9 @@ describe('resolveRuntime', () => {
     ['node@98: node98 on PATH', { runtime: 'node@98' }, () => ({ kind: 'node', path: path.join(dir, 'bin', 'node98'), version: 'v98.0.1', own: false, source: 'interpreter' })],
     ['a path to a node: taken as it is, .nvmrc ignored', { runtime: path.join(dir, 'bin', 'node98'), cwd: path.join(dir, 'nvmrc') }, () => ({ kind: 'node', path: path.join(dir, 'bin', 'node98'), version: 'v98.0.1', own: false, source: 'interpreter' })],
     ['the daemon\'s own path: own', { runtime: process.execPath }, () => ({ kind: 'node', path: process.execPath, version: process.version, own: true, source: 'interpreter' })],
+    ['.nvmrc "lts/*": nvm\'s alias files, followed', { cwd: path.join(dir, 'lts') }, () => ({ kind: 'node', path: path.join(dir, 'nvm', 'versions', 'node', 'v97.1.0', 'bin', 'node'), version: 'v97.1.0', own: false, source: '.nvmrc' })],
+    ['node@default: nvm\'s default alias', { runtime: 'node@default' }, () => ({ kind: 'node', path: path.join(dir, 'nvm', 'versions', 'node', 'v97.2.3', 'bin', 'node'), version: 'v97.2.3', own: false, source: 'interpreter' })],
+    ['.nvmrc "node": the newest installed', { cwd: path.join(dir, 'newest') }, () => ({ kind: 'node', path: path.join(dir, 'nvm', 'versions', 'node', 'v97.2.3', 'bin', 'node'), version: 'v97.2.3', own: false, source: '.nvmrc' })],
     ['bun on PATH', { interpreter: 'bun' }, () => ({ kind: 'bun', path: path.join(dir, 'bin', 'bun'), version: '1.1.30', own: false, source: 'interpreter' })],
     ['deno on PATH: its version number', { interpreter: 'deno' }, () => ({ kind: 'deno', path: path.join(dir, 'bin', 'deno'), version: '2.0.0', own: false, source: 'interpreter' })],
     ['another interpreter: null, run as named', { interpreter: 'python3' }, () => null],
@@ -80,7 +90,9 @@ describe('resolveRuntime', () => {
   const failures = [
     ['node@99, installed nowhere', { runtime: 'node@99' }, {}, 'SUP_ERR_INTERPRETER_NOT_FOUND', { runtime: 'node 99' }],
     ['.nvmrc naming a version not installed', { cwd: path.join(dir, 'missing') }, {}, 'SUP_ERR_INTERPRETER_NOT_FOUND', { runtime: `node 99 (from ${path.join(dir, 'missing', '.nvmrc')})` }],
-    ['.nvmrc with an nvm alias', { cwd: path.join(dir, 'alias') }, {}, 'SUP_ERR_INTERPRETER_VERSION_INVALID', { value: 'lts/iron' }],
+    ['.nvmrc with an nvm alias nvm does not have', { cwd: path.join(dir, 'alias') }, { NVM_DIR: path.join(dir, 'nowhere') }, 'SUP_ERR_INTERPRETER_VERSION_INVALID', { value: 'lts/iron' }],
+    ['an alias that climbs out of nvm\'s folder', { runtime: 'node@../../etc/passwd' }, {}, 'SUP_ERR_INTERPRETER_VERSION_INVALID', {}],
+    ['an alias to a version not installed', { runtime: 'node@lts/hydrogen' }, {}, 'SUP_ERR_INTERPRETER_VERSION_INVALID', {}],
     ['node@latest', { runtime: 'node@latest' }, {}, 'SUP_ERR_INTERPRETER_VERSION_INVALID', { value: 'node@latest', source: 'interpreter' }],
     ['a path that does not exist', { runtime: path.join(dir, 'nowhere', 'node') }, {}, 'SUP_ERR_INTERPRETER_NOT_EXECUTABLE', { reason: 'does not exist' }],
     ['a file that is not executable', { runtime: path.join(dir, 'plain-file') }, {}, 'SUP_ERR_INTERPRETER_NOT_EXECUTABLE', { reason: 'is not an executable file' }],
