@@ -27,6 +27,7 @@ export async function run (target, { paths, io, opts }) {
     const open = new Map((info.log_files ?? []).map((/** @type {any} */ f) => [f.path, f]))
     for (const file of info.logs) io.out(`  ${file}${describeFile(open.get(file))}`)
     for (const line of describeTriggers(info.triggers)) io.out(line)
+    if (info.versioning) io.out(describeVersioning(info.versioning))
     io.out('')
     if (info.last_rollout) {
       io.out(`last ${info.last_rollout.op}: ${describeRollout(info.last_rollout)}`)
@@ -73,6 +74,16 @@ export function describeRuntimes (workers) {
   }
   const lines = [...seen].map(([line, count]) => seen.size > 1 ? `${line}: ${count} worker(s)` : line)
   return lines.length > 0 ? [...lines, ''] : []
+}
+
+/**
+ * "git main@1a2b3c4d5e6f (git@github.com:acme/api.git) in /srv/api": the revision the workers
+ * last started from.
+ * @param {{ repo_path: string, branch: string | null, revision: string | null, remote: string | null }} versioning
+ */
+export function describeVersioning ({ repo_path: top, branch, revision, remote }) {
+  const at = `${branch ?? '(detached)'}@${revision ? revision.slice(0, 12) : '(no commit)'}`
+  return `revision: git ${at}${remote ? ` (${remote})` : ''} in ${top}`
 }
 
 /**
