@@ -253,8 +253,8 @@ export async function main (argv, io) {
     .action(action('update', (mod, ctx) => mod.run(ctx)))
 
   program.command('init [mode]').alias('ecosystem')
-    .description('write a sample ./ecosystem.config.js (mode "simple": one app, name and script only)')
-    .option('-f, --force', 'write over an ecosystem.config.js already there')
+    .description('write a sample ./ecosystem.config.js, keeping one already there as ecosystem.config.js.bak (mode "simple": one app, name and script only)')
+    .option('-f, --force', 'accepted, as in PM2: the sample is written over a file already there anyway')
     .action(action('init', (mod, ctx) => mod.run(ctx.args[0], ctx)))
 
   // PM2's module settings (pm2 set pm2-logrotate:max_size 10M) have no store to write to in sup.
@@ -324,11 +324,11 @@ export function splitStartOperands (operands, argv) {
 const KEEP_OUTPUT_WHEN_SILENT = new Set(['logs', 'jlist', 'prettylist'])
 
 /**
- * PM2's start flags that turn off what sup never does (git metadata, the @pm2/io agent,
+ * PM2's start flags that turn off what sup never does (the @pm2/io agent,
  * Keymetrics automation and tracing, source-map-support injection): accepted so that PM2
  * command lines keep working, and they change nothing.
  */
-export const PM2_NO_OPS = ['--no-vizion', '--no-pmx', '--no-automation', '--disable-trace', '--disable-source-map-support']
+export const PM2_NO_OPS = ['--no-pmx', '--no-automation', '--disable-trace', '--disable-source-map-support']
 
 /**
  * A PM2_* switch is on when set to anything but "" or "false".

@@ -14,6 +14,7 @@ import { MetricsEndpoint } from './metrics/endpoint.js'
 import { guardMemory } from './metrics/memory-guard.js'
 import { agentIntervalFor, metricsEvent, Sampler } from './metrics/sampler.js'
 import { readDaemonOptions } from './options.js'
+import { writePidCopy } from './pid-copy.js'
 import { Persistence } from './dump/persistence.js'
 import { startServer } from './server.js'
 import { setBalance } from './spawn-worker.js'
@@ -50,8 +51,9 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   mkdirSync(paths.home, { recursive: true, mode: 0o700 })
   mkdirSync(paths.logs, { recursive: true, mode: 0o700 })
   const balance = balanceFromEnv(env)
-  const { sampleInterval, metrics } = readDaemonOptions(argv, env)
+  const { sampleInterval, metrics, shutdownWithMessage, pidFile } = readDaemonOptions(argv, env, paths.home)
   const releaseLock = acquireLock(paths.pidFile, paths.home)
+  const removePidCopy = writePidCopy(pidFile, logger)
   setBalance(balance)
 
   const logDefaults = readLogDefaults(env, (message) => logger.warn(`${message}; using the default`))
@@ -64,6 +66,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
     logger,
     logDefaults,
     inherited,
+    shutdownWithMessage,
     // The agent reports on a multiple of the sampler's cadence; without sampling it stays quiet.
     agentEnv: sampleInterval > 0 ? { SUP_AGENT_METRICS_MS: String(agentIntervalFor(sampleInterval)) } : {}
   })
@@ -94,6 +97,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
       }
     })
   } catch (err) {
+    removePidCopy()
     releaseLock()
     throw err
   }
@@ -104,7 +108,8 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   // on the socket, or a listener in this process (sup-runtime prints every line).
   setLinesWanted(() => server.wants('log') || supervisor.listeners('log').some((listener) => listener !== publishLog))
   supervisor.on('reload.progress', (progress) => server.publish('reload.progress', progress))
-  sampler.on('sample', (worker) => server.publish('metrics', metricsEvent(worker)))
+  // The event is a whole row (log paths, status, figures): built only when someone takes it.
+  sampler.on('sample', (worker) => { if (server.wants('metrics')) server.publish('metrics', metricsEvent(worker)) })
   guardMemory({ sampler, logger, replace: (worker) => supervisor.replaceWorker(worker) })
   sampler.start()
   const stopGuard = guardHome({
@@ -137,6 +142,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
       const writeDump = persistence?.beginShutdown()
       await supervisor.stopAll()
       await writeDump?.()
+      removePidCopy()
       releaseLock()
       logger.info('daemon stopped')
       // Closing the socket is the CLI's sign that everything is down, so it comes last.

@@ -16,6 +16,7 @@ import { matchTarget, resolveTargets } from './resolve-targets.js'
 import { metricsEvent } from './metrics/sampler.js'
 import { HeldSockets } from './sockets/held-sockets.js'
 import { InheritedSockets } from './sockets/inherited-sockets.js'
+import { resolveRuntime } from './node-runtime/resolve.js'
 
 /**
  * @typedef {import('./worker.js').Worker} Worker
@@ -31,20 +32,24 @@ import { InheritedSockets } from './sockets/inherited-sockets.js'
 function pickGiven (config, given) {
   const keys = new Set(given)
   if (keys.has('watch')) keys.add('watch_paths')
+  // --interpreter /path/to/node or node@22 is kept in runtime (docs/config.md#which-node-runs-an-app).
+  if (keys.has('interpreter')) keys.add('runtime')
   return Object.fromEntries(Object.entries(config).filter(([key]) => keys.has(key)))
 }
 
 export class Supervisor extends EventEmitter {
   /**
-   * @param {{ logsDir: string, logger: import('pino').Logger, effects?: import('./app/effects.js').Effects, logDefaults?: import('./logs/defaults.js').LogRotation, agentEnv?: Record<string, string>, inherited?: InheritedSockets }} options
+   * @param {{ logsDir: string, logger: import('pino').Logger, effects?: import('./app/effects.js').Effects, logDefaults?: import('./logs/defaults.js').LogRotation, agentEnv?: Record<string, string>, shutdownWithMessage?: boolean, inherited?: InheritedSockets }} options
    *   effects: spawn, timers, clock, process tree and balancing for every worker (tests pass fakes);
    *   agentEnv: extra variables for node workers' agent (the sampling interval);
+   *   shutdownWithMessage: stop every node worker with a "shutdown" message (daemon-wide);
    *   inherited: sockets systemd passed to the daemon, for the apps whose `listen` they serve
    */
-  constructor ({ logsDir, logger, effects = REAL_EFFECTS, logDefaults = LOG_DEFAULTS, agentEnv = {}, inherited = new InheritedSockets() }) {
+  constructor ({ logsDir, logger, effects = REAL_EFFECTS, logDefaults = LOG_DEFAULTS, agentEnv = {}, shutdownWithMessage = false, inherited = new InheritedSockets() }) {
     super()
     this.inherited = inherited
     this.agentEnv = agentEnv
+    this.shutdownWithMessage = shutdownWithMessage
     this.logger = logger
     this.effects = effects
     /** @type {import('./app/app.js').LogSetup} */
@@ -79,6 +84,8 @@ export class Supervisor extends EventEmitter {
       else throw new SupError('SUP_ERR_APP_ALREADY_EXISTS', { name: config.name })
     }
     checkDependencies(configs, new Map([...this.apps.values()].map((app) => [app.name, app.config.depends_on ?? []])))
+    // A node, bun or deno that cannot be found refuses the start before anything runs.
+    for (const config of configs) resolveRuntime(config, { ...shellEnv, ...config.env })
     const restarting = present.map(({ app, config }) => this.restartApp(app, config, existing === 'restart' ? shellEnv : app.shellEnv))
     const apps = fresh.map((config) => {
       const app = this.addApp(Object.freeze({ ...config }), shellEnv)
@@ -165,7 +172,7 @@ export class Supervisor extends EventEmitter {
   addApp (config, shellEnv) {
     // Bound first: an address in use refuses the app before anything of it exists.
     const sockets = config.listen.length > 0 && config.exec_mode === 'fork' ? HeldSockets.bind(config.listen, { app: config.name, inherited: this.inherited }) : null
-    const app = new App({ config, shellEnv, sockets, logging: this.logging, logger: this.logger, nextId: () => this.takeId(), spareId: () => this.spareId(), effects: this.effects, agentEnv: this.agentEnv })
+    const app = new App({ config, shellEnv, sockets, logging: this.logging, logger: this.logger, nextId: () => this.takeId(), spareId: () => this.spareId(), effects: this.effects, agentEnv: this.agentEnv, shutdownWithMessage: this.shutdownWithMessage })
     for (const topic of ['app.state', 'log', 'reload.progress']) app.on(topic, (data) => this.emit(topic, data))
     app.on('trigger', (reason) => { if (this.apps.get(app.name) === app) reloadByTrigger(app, reason) })
     app.on('empty', () => {
@@ -256,8 +263,11 @@ export class Supervisor extends EventEmitter {
    */
   async restart (targets, { shellEnv, cwd, update, toggleWatch } = {}) {
     const workers = this.resolve(targets, { cwd })
+    const apps = new Set(workers.map((w) => this.appOf(w)))
+    // A node that cannot be found refuses the restart before any worker stops.
+    for (const app of apps) resolveRuntime(app.config, { ...(shellEnv ?? app.shellEnv), ...app.config.env })
     if (update?.name) this.rename(workers, update.name)
-    for (const app of new Set(workers.map((w) => this.appOf(w)))) {
+    for (const app of apps) {
       let config = update ? updateConfig(app.config, update) : app.config
       if (toggleWatch) config = Object.freeze({ ...config, watch: !app.config.watch })
       const changed = config !== app.config
@@ -349,7 +359,9 @@ export class Supervisor extends EventEmitter {
       triggers: app.triggers.status(),
       // The row plus the last sample's other figures (event-loop delay, heap, ...).
       workers: workers.map((w) => ({ ...metricsEvent(w), probes: w.probes })),
-      last_rollout: app.lastRollout ?? null
+      last_rollout: app.lastRollout ?? null,
+      // The git revision the workers last started from, when the app's folder is a checkout.
+      versioning: app.versioning
     }
   }
 

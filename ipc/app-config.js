@@ -11,7 +11,8 @@
  * @property {string} cwd absolute
  * @property {'cluster' | 'fork'} exec_mode
  * @property {number} instances
- * @property {string | null} interpreter null runs the script with the daemon's own node
+ * @property {string | null} interpreter null runs the script with node (which one: `runtime`); else another program (python3, bun, ...) or "none"
+ * @property {string | null} runtime the node a node app asks for: a path or "node@22"; null = `.nvmrc` / `.node-version` in its cwd, else the daemon's own (docs/config.md#interpreter)
  * @property {string[]} interpreter_args node args for node apps, interpreter args otherwise
  * @property {Record<string, string>} env the app's own env (config + --env), not the caller's shell
  * @property {string} instance_var
@@ -26,6 +27,7 @@
  * @property {number} exp_backoff_restart_delay ms, 0 = off
  * @property {boolean} autorestart
  * @property {boolean} autostart false: `sup start` registers the app with its workers stopped
+ * @property {boolean} vizion read the git revision of the app's folder when a worker starts (PM2's name)
  * @property {number[]} stop_exit_codes
  * @property {number | null} max_memory_restart bytes
  * @property {string | null} out_file
@@ -75,6 +77,7 @@ export const APP_DEFAULTS = Object.freeze({
   exec_mode: /** @type {'fork'} */ ('fork'),
   instances: 1,
   interpreter: null,
+  runtime: null,
   interpreter_args: [],
   env: {},
   instance_var: 'NODE_APP_INSTANCE',
@@ -89,6 +92,7 @@ export const APP_DEFAULTS = Object.freeze({
   exp_backoff_restart_delay: 0,
   autorestart: true,
   autostart: true,
+  vizion: true,
   stop_exit_codes: [],
   max_memory_restart: null,
   out_file: null,
@@ -157,6 +161,7 @@ export const APP_CONFIG_SCHEMA = {
     exec_mode: { type: 'string', enum: ['cluster', 'fork'] },
     instances: { type: 'integer', minimum: 1, maximum: 1024 },
     interpreter: nullableStr,
+    runtime: nullableStr,
     interpreter_args: strList,
     env: ENV_RECORD,
     instance_var: { type: 'string', minLength: 1, maxLength: 256 },
@@ -171,6 +176,7 @@ export const APP_CONFIG_SCHEMA = {
     exp_backoff_restart_delay: ms,
     autorestart: { type: 'boolean' },
     autostart: { type: 'boolean' },
+    vizion: { type: 'boolean' },
     stop_exit_codes: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 255 }, maxItems: 256 },
     max_memory_restart: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }] },
     out_file: nullableStr,

@@ -4,6 +4,7 @@
 // enabled as root. Needs no daemon.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { SupError } from '../../ipc/errors.js'
+import { resolvePaths } from '../../ipc/paths.js'
 import { SUP_BIN, checkPlatform, isRoot, resolveTarget, rootCommand, systemctl, systemdRunning, unitPath } from '../startup/systemd-host.js'
 import { readSavedListen } from '../startup/saved-listen.js'
 import { renderSocketUnit, renderSystemdUnit } from '../startup/systemd-unit.js'
@@ -16,11 +17,12 @@ import { version } from '../version.js'
 export async function run (platform, { io, opts }) {
   checkPlatform({ platform })
   const target = resolveTarget(opts, io.env)
+  const paths = resolvePaths({ SUP_HOME: target.supHome, HOME: target.home })
   // Saved apps with `listen`: systemd holds their sockets in a .socket unit beside the service.
-  const listen = readSavedListen(target.supHome)
+  const listen = readSavedListen(paths.dump)
   const socketName = listen.length > 0 ? `${target.service}.socket` : null
   const socketUnit = socketName ? renderSocketUnit({ user: target.user, service: target.service, listen, version }) : null
-  const unit = renderSystemdUnit({ user: target.user, supHome: target.supHome, node: process.execPath, supBin: SUP_BIN, path: unitPath(io.env), version, socket: socketName })
+  const unit = renderSystemdUnit({ user: target.user, supHome: target.supHome, pidFile: paths.pidFile, node: process.execPath, supBin: SUP_BIN, path: unitPath(io.env), version, socket: socketName })
   const units = [`${target.service}.service`, ...(socketName ? [socketName] : [])]
   // A normal user cannot write system units; a --unit-dir of one's own can be written.
   const write = !opts.print && (isRoot() || !target.defaultDir)

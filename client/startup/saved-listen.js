@@ -3,18 +3,17 @@
 // `sup startup` holds (docs/deploy.md#socket-activation). Read as plain JSON: the CLI does not
 // load the daemon's dump code, and a missing or unreadable dump just means no socket unit.
 import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 
 /**
  * Every distinct entry of the saved fork-mode apps, in the order of the dump.
- * @param {string} supHome
+ * @param {string} dumpFile the dump.json of the daemon's home (ipc/paths.js)
  * @param {(file: string) => string} [read]
  * @returns {string[]}
  */
-export function readSavedListen (supHome, read = (file) => readFileSync(file, 'utf8')) {
+export function readSavedListen (dumpFile, read = (file) => readFileSync(file, 'utf8')) {
   let dump
   try {
-    dump = JSON.parse(read(join(supHome, 'dump.json')))
+    dump = JSON.parse(read(dumpFile))
   } catch {
     return []
   }

@@ -5,13 +5,14 @@
 // Type=forking, not Type=notify: the daemon would have to send READY=1 on $NOTIFY_SOCKET, a
 // unix datagram socket, which Node cannot open without a native module. With forking,
 // ExecStart is a short-lived `sup ping` that starts the daemon (detached, in the unit's
-// cgroup) and exits once it answers; systemd then reads the daemon's pid from daemon.pid.
+// cgroup) and exits once it answers; systemd then reads the daemon's pid from daemon.pid (pm2.pid in PM2's home).
 import { parseListenEntry } from '../../ipc/listen.js'
 
 /**
  * @typedef {object} UnitOptions
  * @property {string} user the account the daemon runs as
  * @property {string} supHome absolute SUP_HOME of that account
+ * @property {string} [pidFile] the daemon's pid file in it (pm2.pid where SUP_HOME is PM2's home)
  * @property {string} node absolute path of the node binary
  * @property {string} supBin absolute path of bin/sup.cjs
  * @property {string} path the PATH the daemon and its apps get (interpreters are found on it)
@@ -24,7 +25,7 @@ import { parseListenEntry } from '../../ipc/listen.js'
  * @param {UnitOptions} options
  * @returns {string}
  */
-export function renderSystemdUnit ({ user, supHome, node, supBin, path, version, socket = null }) {
+export function renderSystemdUnit ({ user, supHome, pidFile = `${supHome}/daemon.pid`, node, supBin, path, version, socket = null }) {
   const sup = (/** @type {string} */ verb) => [node, supBin, verb].map(quoteExecArg).join(' ')
   return [
     `# Written by "sup startup" (sup ${version}); "sup unstartup" removes it.`,
@@ -42,7 +43,7 @@ export function renderSystemdUnit ({ user, supHome, node, supBin, path, version,
     `User=${user}`,
     `Environment=${quoteAssignment('SUP_HOME', supHome)}`,
     `Environment=${quoteAssignment('PATH', path)}`,
-    `PIDFile=${escapeValue(`${supHome}/daemon.pid`)}`,
+    `PIDFile=${escapeValue(pidFile)}`,
     `ExecStart=${sup('ping')}`,
     // "-": an app that fails to come online must not fail the unit (and stop every other app).
     `ExecStartPost=-${sup('resurrect')}`,

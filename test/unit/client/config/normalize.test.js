@@ -159,6 +159,7 @@ describe('normalizeApp', () => {
       exp_backoff_restart_delay: 100,
       autorestart: 'false',
       autostart: false,
+      vizion: false,
       stop_exit_codes: [0, 2],
       max_memory_restart: '300M',
       pid_file: 'run/api.pid',
@@ -186,6 +187,7 @@ describe('normalizeApp', () => {
       exec_mode: 'cluster',
       instances: 8,
       interpreter: null,
+      runtime: null,
       interpreter_args: ['--max-old-space-size=512', '--inspect'],
       env: { PORT: '3000', DEBUG: 'false', OPTS: '{"a":1}', NODE_ENV: 'production' },
       instance_var: 'INSTANCE_ID',
@@ -200,6 +202,7 @@ describe('normalizeApp', () => {
       exp_backoff_restart_delay: 100,
       autorestart: false,
       autostart: false,
+      vizion: false,
       stop_exit_codes: [0, 2],
       max_memory_restart: 300 * 1024 ** 2,
       out_file: path.join(dir, 'sub', 'logs', 'out.log'),
@@ -374,6 +377,26 @@ describe('normalizeApp', () => {
         const config = normalize(raw)
         assert.equal(config.interpreter, interpreter)
         assert.deepEqual(config.interpreter_args, args)
+      })
+    }
+
+    // A node named by path or version stays a node app (agent, cluster mode) on that node.
+    /** @type {[Record<string, unknown>, string | null, string | null, string][]} */
+    const runtimes = [
+      [{ script: 'hello.js' }, null, null, 'fork'],
+      [{ script: 'hello.js', interpreter: 'node', instances: 2 }, null, null, 'cluster'],
+      [{ script: 'hello.js', interpreter: '/usr/local/bin/node', instances: 2 }, null, '/usr/local/bin/node', 'cluster'],
+      [{ script: 'hello.js', interpreter: 'bin/node22' }, null, path.join(dir, 'bin', 'node22'), 'fork'],
+      [{ script: 'hello.js', interpreter: 'node@22', instances: 2 }, null, 'node@22', 'cluster'],
+      [{ script: 'hello.js', interpreter: 'node@lts/iron' }, null, 'node@lts/iron', 'fork'],
+      [{ script: 'hello.js', exec_interpreter: 'nodejs' }, null, 'nodejs', 'fork'],
+      [{ script: 'hello.js', interpreter: 'bun', instances: 2 }, 'bun', null, 'fork'],
+      [{ script: 'hello.js', interpreter: 'deno' }, 'deno', null, 'fork']
+    ]
+    for (const [raw, interpreter, runtime, mode] of runtimes) {
+      test(`${JSON.stringify(raw)} -> interpreter ${interpreter}, runtime ${runtime}, ${mode} mode`, () => {
+        const config = normalize(raw)
+        assert.deepEqual([config.interpreter, config.runtime, config.exec_mode], [interpreter, runtime, mode])
       })
     }
   })

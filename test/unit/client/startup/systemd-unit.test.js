@@ -55,6 +55,11 @@ describe('renderSystemdUnit', () => {
     })
   })
 
+  test('the pid file given (pm2.pid where SUP_HOME is PM2\'s home) is the one systemd reads', () => {
+    const unit = parseUnit(renderSystemdUnit({ ...options, supHome: '/home/alice/.pm2', pidFile: '/home/alice/.pm2/pm2.pid' }))
+    assert.deepEqual(unit.Service.PIDFile, ['/home/alice/.pm2/pm2.pid'])
+  })
+
   test('says who wrote it and ends with a newline', () => {
     const text = renderSystemdUnit(options)
     assert.match(text, /^# Written by "sup startup" \(sup 1\.2\.3\); "sup unstartup" removes it\.\n/)
@@ -128,9 +133,9 @@ describe('socket activation: the .socket unit for saved apps with listen', () =>
 
   test('readSavedListen: the fork-mode apps\' entries of dump.json, once each; nothing from a missing or broken dump', () => {
     const dump = { apps: [{ config: { exec_mode: 'fork', listen: ['3000', '127.0.0.1:8080'] } }, { config: { exec_mode: 'fork', listen: ['3000'] } }, { config: { exec_mode: 'cluster', listen: [] } }, { config: { exec_mode: 'fork', listen: [] } }] }
-    assert.deepEqual(readSavedListen('/h', (file) => { assert.equal(file, '/h/dump.json'); return JSON.stringify(dump) }), ['3000', '127.0.0.1:8080'])
-    assert.deepEqual(readSavedListen('/h', () => '{not json'), [])
-    assert.deepEqual(readSavedListen('/h', () => { throw new Error('ENOENT') }), [])
-    assert.deepEqual(readSavedListen('/h', () => '{"apps":[null,{"config":{"exec_mode":"fork","listen":"3000"}}]}'), [])
+    assert.deepEqual(readSavedListen('/h/dump.json', (file) => { assert.equal(file, '/h/dump.json'); return JSON.stringify(dump) }), ['3000', '127.0.0.1:8080'])
+    assert.deepEqual(readSavedListen('/h/dump.json', () => '{not json'), [])
+    assert.deepEqual(readSavedListen('/h/dump.json', () => { throw new Error('ENOENT') }), [])
+    assert.deepEqual(readSavedListen('/h/dump.json', () => '{"apps":[null,{"config":{"exec_mode":"fork","listen":"3000"}}]}'), [])
   })
 })
