@@ -35,16 +35,27 @@ export async function startServer ({ socketPath, logger, context }) {
   /** Requests of each connection still being handled. */
   const inFlight = new WeakMap()
 
+  /** When each connection last sent a request (or connected), to find the idlest one. */
+  const lastActive = new WeakMap()
+
   wss.on('connection', (/** @type {ServerWebSocket} */ ws) => {
     ws.on('error', (/** @type {Error} */ err) => logger.debug({ err }, 'client socket error'))
     if (wss.clients.size > IPC_LIMITS.maxConnections) {
-      logger.warn({ limit: IPC_LIMITS.maxConnections }, 'too many connections to the socket; refused one')
-      ws.close(CLOSE_TOO_MANY_CONNECTIONS, 'too many connections')
-      return
+      // A new client (the CLI a user just typed) beats one that holds a connection and does
+      // nothing with it; with no idle connection to close, the new one is refused instead.
+      const idle = idlestConnection(ws)
+      const refused = idle ?? ws
+      logger.warn({ limit: IPC_LIMITS.maxConnections, evicted: idle !== null }, idle ? 'too many connections to the socket; closed the idlest' : 'too many connections to the socket; refused one')
+      refused.close(CLOSE_TOO_MANY_CONNECTIONS, 'too many connections')
+      if (!idle) return
     }
     inFlight.set(ws, 0)
+    lastActive.set(ws, performance.now())
     ws.on('close', () => subscribers.delete(ws))
     ws.on('message', (/** @type {Buffer} */ data, /** @type {boolean} */ isBinary) => {
+      // A connection being closed (too slow, evicted) gets no more work done for it.
+      if (ws.readyState !== ws.OPEN) return
+      lastActive.set(ws, performance.now())
       if (isBinary) {
         send(ws, encodeError(null, new SupError('SUP_ERR_IPC_BAD_MESSAGE', { reason: 'binary frames are not accepted' })))
         return
@@ -52,6 +63,26 @@ export async function startServer ({ socketPath, logger, context }) {
       handleRequest(ws, data.toString())
     })
   })
+
+  /**
+   * The open connection, other than `except`, that has waited longest since its last request,
+   * with no request being handled and no event subscription (monit, logs -f); or null.
+   * @param {ServerWebSocket} except
+   * @returns {ServerWebSocket | null}
+   */
+  function idlestConnection (except) {
+    let found = null
+    let since = Infinity
+    for (const ws of wss.clients) {
+      if (ws === except || ws.readyState !== ws.OPEN || subscribers.has(ws) || inFlight.get(ws) !== 0) continue
+      const at = lastActive.get(ws) ?? 0
+      if (at < since) {
+        since = at
+        found = ws
+      }
+    }
+    return found
+  }
 
   /**
    * @param {ServerWebSocket} ws

@@ -4,7 +4,7 @@
 import { EventEmitter } from 'node:events'
 import { SupError } from './errors.js'
 import { closeError, decodeReply, encodeRequest } from './client-frames.js'
-import { CLOSED, OPEN, UnixWebSocket } from './ws-client.js'
+import { CLOSE_ABNORMAL, CLOSED, OPEN, UnixWebSocket } from './ws-client.js'
 
 /**
  * Open a connection to the daemon's socket.
@@ -72,6 +72,16 @@ export class Connection extends EventEmitter {
   }
 
   /**
+   * Why the daemon is closing the connection, once its close frame has come and before the
+   * socket has ended (a request made in between hears the daemon's reason, not "lost").
+   * @returns {SupError | null}
+   */
+  closingWith () {
+    const { closeCode, closeReason } = this.ws
+    return closeCode === CLOSE_ABNORMAL ? null : closeError(closeCode, closeReason)
+  }
+
+  /**
    * @param {string} method
    * @param {Record<string, unknown>} params
    * @returns {Promise<any>}
@@ -80,7 +90,7 @@ export class Connection extends EventEmitter {
     const id = this.nextId++
     return new Promise((resolve, reject) => {
       if (this.ws.readyState !== OPEN) {
-        reject(this.closedWith ?? new SupError('SUP_ERR_IPC_CONNECTION_LOST', { reason: 'not connected' }))
+        reject(this.closedWith ?? this.closingWith() ?? new SupError('SUP_ERR_IPC_CONNECTION_LOST', { reason: 'not connected' }))
         return
       }
       this.pending.set(id, { resolve, reject, method })

@@ -148,6 +148,9 @@ export function sha1Base64 (text) {
   return digest.toString('base64')
 }
 
+/** The close code of a connection that ended without a close frame (RFC 6455 §7.1.5). */
+export const CLOSE_ABNORMAL = 1006
+
 /**
  * A WebSocket over a unix socket, with the part of `ws`'s client API that ipc/transport.js
  * uses: readyState, send(text), close(), terminate(), and the events 'open',
@@ -170,7 +173,7 @@ export class UnixWebSocket extends EventEmitter {
     /** @type {NodeJS.Timeout | null} */
     this.closeTimer = null
     /** What the server's close frame said (1006: the connection ended without one). */
-    this.closeCode = 1006
+    this.closeCode = CLOSE_ABNORMAL
     this.closeReason = ''
     this.socket = connect(socketPath)
     this.socket.setNoDelay(true)

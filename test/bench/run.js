@@ -111,6 +111,7 @@ for (const name of selected) {
     continue
   }
   const started = Date.now()
+  const loadStart = loadavg()[0].toFixed(2)
   let result
   try {
     const mod = await import(`./scenarios/${name}.js`)
@@ -122,7 +123,11 @@ for (const name of selected) {
   } finally {
     await runCleanups()
   }
-  const record = { ...result, notes, seconds: (Date.now() - started) / 1000 }
+  // The machine's load over the scenario (1-minute average at its start and end): a figure
+  // taken while something else ran says so.
+  const load = { start: loadStart, end: loadavg()[0].toFixed(2) }
+  process.stdout.write(`load average ${load.start} → ${load.end} over ${((Date.now() - started) / 1000).toFixed(0)} s\n`)
+  const record = { ...result, notes, load, seconds: (Date.now() - started) / 1000 }
   all[name] = record
   writeFileSync(join(outDir, `${name}.json`), JSON.stringify({ machine, quick: values.quick, ...record }, null, 2))
   printResult(/** @type {any} */ (record))

@@ -1,6 +1,8 @@
 // @ts-check
 // Run an operation while load clients hammer an app, and wait for an app to answer HTTP.
-import { httpGet } from './sup.js'
+import assert from 'node:assert/strict'
+import { describeLoad } from './load.js'
+import { httpGet, waitForExit } from './sup.js'
 import { startLoad } from './load.js'
 
 /** ms each fresh-connection loop waits between requests: 4 loops make at most ~200 connections/s. */
@@ -85,4 +87,59 @@ async function waitUntil (check, timeout, what) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${what}`)
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
+}
+
+/**
+ * @param {UnderLoadResult} seen
+ */
+export function assertNoFailedRequests (seen) {
+  assert.equal(seen.keepAlive.failed, 0, `keep-alive client: ${describeLoad(seen.keepAlive)}`)
+  assert.equal(seen.fresh.failed, 0, `fresh-connection client: ${describeLoad(seen.fresh)}`)
+  assert.ok(seen.keepAlive.ok > 0 && seen.fresh.ok > 0, 'both clients got answers')
+}
+
+/**
+ * After a reload: the same instances and ids (each new worker takes its predecessor's, as in
+ * PM2), all online, new pids, every old pid gone.
+ * @param {import('../../ipc/methods.js').WorkerRow[]} before
+ * @param {import('../../ipc/methods.js').WorkerRow[]} after
+ */
+export async function assertReplaced (before, after) {
+  assert.deepEqual(after.map((r) => r.status), before.map(() => 'online'))
+  assert.deepEqual(after.map((r) => r.instance).sort(), before.map((r) => r.instance).sort())
+  assert.equal(new Set(after.map((r) => r.id)).size, after.length, 'ids stay unique')
+  assert.deepEqual(after.map((r) => [r.instance, r.id]).sort(), before.map((r) => [r.instance, r.id]).sort(), 'each instance keeps its id')
+  for (const row of after) assert.ok(!before.some((b) => b.pid === row.pid), `worker ${row.id} is new`)
+  await waitForExit(/** @type {number[]} */ (before.map((r) => r.pid)))
+}
+
+/**
+ * Reload an app `times` times back to back under load and check each round: every worker
+ * replaced, ids kept, 0 failed requests, the first and the last workers served.
+ * @param {ReturnType<typeof import('./sup.js').useSupHome>} home
+ * @param {string} name
+ * @param {number} port
+ * @param {number} times
+ * @param {{ everyGeneration?: boolean }} [options] every generation (each reload's workers) answered a request
+ */
+export async function reloadUnderLoad (home, name, port, times, { everyGeneration = false } = {}) {
+  const first = await home.ls()
+  const seen = await underLoad(port, async () => {
+    let before = first
+    for (let i = 0; i < times; i++) {
+      const result = await home.sup(['reload', name])
+      assert.equal(result.code, 0, result.stderr)
+      assert.match(result.stdout, /worker 1\/\d ready \(pid \d+\) · retiring pid \d+/)
+      const after = await home.ls()
+      await assertReplaced(before, after)
+      before = after
+    }
+    return before
+  })
+  assertNoFailedRequests(seen)
+  const last = seen.value
+  assert.ok(first.some((r) => seen.pids.has(/** @type {number} */ (r.pid))), 'the first workers served during the test')
+  assert.ok(last.some((r) => seen.pids.has(/** @type {number} */ (r.pid))), 'the last workers served during the test')
+  if (everyGeneration) assert.ok(seen.pids.size >= times + 1, `every generation served (${seen.pids.size} pids)`)
+  return seen
 }

@@ -8,9 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { describeLoad } from '../helpers/load.js'
-import { APPS, freePort, httpGet, useSupHome, waitForExit } from '../helpers/sup.js'
-import { underLoad, waitForHttp } from '../helpers/under-load.js'
+import { APPS, freePort, httpGet, useSupHome } from '../helpers/sup.js'
+import { reloadUnderLoad, waitForHttp } from '../helpers/under-load.js'
 
 /** The real interpreter, not a version manager's shim script (pyenv's forks helpers that inherit the socket). */
 const PYTHON = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim()
@@ -31,44 +30,13 @@ async function startFromFile (t, home, app) {
   return file
 }
 
-/**
- * Reload `times` times under keep-alive and fresh-connection load; every round replaces the pid.
- * @param {ReturnType<typeof useSupHome>} home
- * @param {string} name
- * @param {number} port
- * @param {number} times
- */
-async function reloadUnderLoad (home, name, port, times) {
-  const first = await home.ls()
-  const seen = await underLoad(port, async () => {
-    let before = first
-    for (let i = 0; i < times; i++) {
-      const result = await home.sup(['reload', name])
-      assert.equal(result.code, 0, result.stderr)
-      assert.match(result.stdout, /worker 1\/1 ready \(pid \d+\) · retiring pid \d+/)
-      const after = await home.ls()
-      assert.deepEqual(after.map((r) => r.status), ['online'])
-      assert.notEqual(after[0].pid, before[0].pid, 'a new process serves')
-      await waitForExit(/** @type {number[]} */ (before.map((r) => r.pid)))
-      before = after
-    }
-    return before
-  })
-  assert.equal(seen.keepAlive.failed, 0, `keep-alive client: ${describeLoad(seen.keepAlive)}`)
-  assert.equal(seen.fresh.failed, 0, `fresh-connection client: ${describeLoad(seen.fresh)}`)
-  assert.ok(seen.pids.has(/** @type {number} */ (first[0].pid)), 'the first process served')
-  assert.ok(seen.pids.has(/** @type {number} */ (seen.value[0].pid)), 'the last process served')
-  assert.ok(seen.pids.size >= times + 1, `every generation served (${seen.pids.size} pids)`)
-  return seen
-}
-
 test('a plain node:http app in fork mode with listen reloads 3 times under load with 0 failed requests', async (t) => {
   const home = useSupHome(t)
   const port = await freePort()
   // The app calls listen(PORT, '127.0.0.1') itself: the agent hands it the daemon's socket.
   await startFromFile(t, home, { name: 'web', script: join(APPS, 'http-server.js'), exec_mode: 'fork', listen: [`127.0.0.1:${port}`], env: { PORT: String(port) } })
   await waitForHttp(port)
-  await reloadUnderLoad(home, 'web', port, 3)
+  await reloadUnderLoad(home, 'web', port, 3, { everyGeneration: true })
 })
 
 test('a Python server taking LISTEN_FDS (LISTEN_PID checked) reloads 3 times under load with 0 failed requests', async (t) => {
@@ -78,7 +46,7 @@ test('a Python server taking LISTEN_FDS (LISTEN_PID checked) reloads 3 times und
   await waitForHttp(port)
   const { body } = await httpGet(port)
   assert.deepEqual({ fds: JSON.parse(body).fds, names: JSON.parse(body).names }, { fds: 1, names: [`127.0.0.1_${port}`] })
-  await reloadUnderLoad(home, 'py', port, 3)
+  await reloadUnderLoad(home, 'py', port, 3, { everyGeneration: true })
 })
 
 test('the daemon holds the socket: a restart queues connections instead of refusing them, delete releases it', async (t) => {

@@ -5,9 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { describeLoad } from '../helpers/load.js'
-import { APPS, freePort, isAlive, useSupHome, waitForExit } from '../helpers/sup.js'
-import { underLoad, waitForHttp } from '../helpers/under-load.js'
+import { APPS, freePort, isAlive, useSupHome } from '../helpers/sup.js'
+import { assertNoFailedRequests, assertReplaced, reloadUnderLoad, underLoad, waitForHttp } from '../helpers/under-load.js'
 
 /** @typedef {import('../../ipc/methods.js').WorkerRow} WorkerRow */
 
@@ -22,58 +21,6 @@ async function startApp (home, args, env) {
   assert.equal(result.code, 0, result.stderr)
   await waitForHttp(Number(env.PORT))
   return home.ls()
-}
-
-/**
- * @param {import('../helpers/under-load.js').UnderLoadResult} seen
- */
-function assertNoFailedRequests (seen) {
-  assert.equal(seen.keepAlive.failed, 0, `keep-alive client: ${describeLoad(seen.keepAlive)}`)
-  assert.equal(seen.fresh.failed, 0, `fresh-connection client: ${describeLoad(seen.fresh)}`)
-  assert.ok(seen.keepAlive.ok > 0 && seen.fresh.ok > 0, 'both clients got answers')
-}
-
-/**
- * After a reload: the same instances and ids (each new worker takes its predecessor's, as in
- * PM2), all online, new pids, every old pid gone.
- * @param {WorkerRow[]} before
- * @param {WorkerRow[]} after
- */
-async function assertReplaced (before, after) {
-  assert.deepEqual(after.map((r) => r.status), before.map(() => 'online'))
-  assert.deepEqual(after.map((r) => r.instance).sort(), before.map((r) => r.instance).sort())
-  assert.equal(new Set(after.map((r) => r.id)).size, after.length, 'ids stay unique')
-  assert.deepEqual(after.map((r) => [r.instance, r.id]).sort(), before.map((r) => [r.instance, r.id]).sort(), 'each instance keeps its id')
-  for (const row of after) assert.ok(!before.some((b) => b.pid === row.pid), `worker ${row.id} is new`)
-  await waitForExit(/** @type {number[]} */ (before.map((r) => r.pid)))
-}
-
-/**
- * Reload an app `times` times back to back under load and check each round.
- * @param {ReturnType<typeof useSupHome>} home
- * @param {string} name
- * @param {number} port
- * @param {number} times
- */
-async function reloadUnderLoad (home, name, port, times) {
-  const first = await home.ls()
-  const seen = await underLoad(port, async () => {
-    let before = first
-    for (let i = 0; i < times; i++) {
-      const result = await home.sup(['reload', name])
-      assert.equal(result.code, 0, result.stderr)
-      assert.match(result.stdout, /worker 1\/\d ready \(pid \d+\) · retiring pid \d+/)
-      const after = await home.ls()
-      await assertReplaced(before, after)
-      before = after
-    }
-    return before
-  })
-  assertNoFailedRequests(seen)
-  const last = seen.value
-  assert.ok(first.some((r) => seen.pids.has(/** @type {number} */ (r.pid))), 'the first workers served during the test')
-  assert.ok(last.some((r) => seen.pids.has(/** @type {number} */ (r.pid))), 'the last workers served during the test')
-  return seen
 }
 
 test('a plain node:http app (-i 2, no signal handling) reloads 3 times under keep-alive and fresh-connection load with 0 failed requests', async (t) => {

@@ -1,0 +1,117 @@
+// @ts-check
+// The wall clock jumps an hour back, then two hours forward, under a running daemon: a real
+// change of the clock as the daemon sees it (libfaketime preloaded into the daemon, its offset
+// changed while it runs; the monotonic clock left alone, as when an administrator or NTP steps
+// the time). What must hold: uptimes, min_uptime, restart delays and timeouts do not move with
+// the wall clock; no restart is counted unstable for it; the daemon answers ping.
+import assert from 'node:assert/strict'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { APPS, useSupHome } from '../helpers/sup.js'
+
+/** The multi-threaded build (the daemon runs libuv's thread pool), from Debian's libfaketime. */
+const LIBFAKETIME = ['x86_64', 'aarch64'].map((arch) => `/usr/lib/${arch}-linux-gnu/faketime/libfaketimeMT.so.1`).find((f) => existsSync(f))
+const HOUR = 3_600_000
+
+test('the wall clock set back and forward an hour: uptimes and crash accounting do not move', async (t) => {
+  assert.ok(LIBFAKETIME, 'this test needs libfaketime: apt-get install -y libfaketime (npm test installs it when run as root)')
+  const home = useSupHome(t)
+  const offsetFile = join(home.paths.home, 'faketime-offset')
+  writeFileSync(offsetFile, '+0\n')
+  const clock = {
+    LD_PRELOAD: LIBFAKETIME,
+    FAKETIME_TIMESTAMP_FILE: offsetFile,
+    // Read the offset again at most every second, so a change reaches the running daemon.
+    FAKETIME_CACHE_DURATION: '1',
+    DONT_FAKE_MONOTONIC: '1'
+  }
+  // A worker that exits after 2 s: stable (min_uptime 1 s), so it restarts for ever. With
+  // max_restarts 0 a single restart counted unstable would leave it errored.
+  const started = await home.sup(['start', join(APPS, 'exits-after.js'), '--name', 'tick', '--min-uptime', '1000', '--max-restarts', '0'],
+    { env: { ...clock, EXIT_AFTER: '2000' } })
+  assert.equal(started.code, 0, started.stderr)
+  const steady = await home.sup(['start', join(APPS, 'signal-logger.js'), '--name', 'steady'], { env: clock })
+  assert.equal(steady.code, 0, steady.stderr)
+  const logFile = home.paths.daemonLog
+
+  for (const [offset, sign] of /** @type {const} */ ([['-3600', -1], ['+3600', 1]])) {
+    const before = await row(home, 'steady')
+    const tick = await row(home, 'tick')
+    const changedAt = Date.now()
+    writeFileSync(offsetFile, `${offset}\n`)
+    // The daemon's wall clock has moved once a line it logs carries the new time.
+    await until(() => daemonLogTimes(logFile).some((time) => sign * (time - Date.now()) > HOUR / 2),
+      `a daemon.log line an hour ${sign < 0 ? 'back' : 'ahead'}`, 15_000)
+    // Two more restarts of "tick" after the jump, each a stable one.
+    const after = await untilAsync(async () => {
+      const r = await row(home, 'tick')
+      return r.restarts >= tick.restarts + 2 ? r : null
+    }, '"tick" restarting twice after the jump', 20_000)
+    assert.notEqual(after.status, 'errored', `"tick" is errored after the clock jumped ${offset} s`)
+    assert.equal(after.unstable_restarts, 0)
+    const now = await row(home, 'steady')
+    const elapsed = Date.now() - changedAt
+    assert.equal(now.restarts, before.restarts, '"steady" was not restarted')
+    assert.equal(now.pid, before.pid)
+    assert.ok(now.uptime >= before.uptime, `uptime went from ${before.uptime} to ${now.uptime} ms`)
+    assert.ok(now.uptime <= before.uptime + elapsed + 2000, `uptime ${now.uptime} ms, ${elapsed} ms after ${before.uptime} ms`)
+    const ping = Date.now()
+    const pong = await home.sup(['ping'])
+    assert.equal(pong.code, 0, pong.stderr)
+    console.log(`clock ${offset} s: "tick" ${after.restarts - tick.restarts} stable restarts, "steady" uptime ${before.uptime} → ${now.uptime} ms over ${elapsed} ms; ping ${Date.now() - ping} ms`)
+  }
+})
+
+/**
+ * @param {ReturnType<typeof useSupHome>} home
+ * @param {string} name
+ */
+async function row (home, name) {
+  const found = (await home.ls()).find((r) => r.name === name)
+  assert.ok(found, `no row for ${name}`)
+  return found
+}
+
+/**
+ * The times (ms since the epoch) of the daemon's log lines.
+ * @param {string} file
+ * @returns {number[]}
+ */
+function daemonLogTimes (file) {
+  if (!existsSync(file)) return []
+  return readFileSync(file, 'utf8').split('\n').flatMap((line) => {
+    try {
+      const time = JSON.parse(line).time
+      return typeof time === 'number' ? [time] : []
+    } catch {
+      return []
+    }
+  })
+}
+
+/**
+ * @param {() => boolean} check
+ * @param {string} what
+ * @param {number} timeout
+ */
+async function until (check, what, timeout) {
+  return untilAsync(async () => check() || null, what, timeout)
+}
+
+/**
+ * @template T
+ * @param {() => Promise<T | null>} check
+ * @param {string} what
+ * @param {number} timeout
+ * @returns {Promise<T>}
+ */
+async function untilAsync (check, what, timeout) {
+  const deadline = Date.now() + timeout
+  while (true) {
+    const value = await check()
+    if (value) return value
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+}

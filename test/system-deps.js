@@ -1,0 +1,30 @@
+// @ts-check
+// Run before `npm test` (package.json "pretest"): the suite drives `sup monit` in a real
+// terminal (tmux) and changes a daemon's clock (libfaketime). When one is missing and we are
+// root on a Debian-like system, install it, so that `npm ci && npm test` is all the set-up a
+// fresh machine needs (README); otherwise say what to install, in one line.
+import { spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+
+/** Debian package → how to tell it is there. */
+const NEEDED = [
+  { pkg: 'tmux', present: () => spawnSync('tmux', ['-V']).status === 0 },
+  { pkg: 'libfaketime', present: () => existsSync('/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1') || existsSync('/usr/lib/aarch64-linux-gnu/faketime/libfaketimeMT.so.1') }
+]
+
+const missing = NEEDED.filter((n) => !n.present()).map((n) => n.pkg)
+if (missing.length > 0) {
+  const canInstall = process.platform === 'linux' && process.getuid?.() === 0 && spawnSync('apt-get', ['--version']).status === 0
+  if (!canInstall) {
+    process.stderr.write(`npm test needs ${missing.join(' and ')}: install ${missing.length > 1 ? 'them' : 'it'} (Debian/Ubuntu: apt-get install -y ${missing.join(' ')}), then run npm test again\n`)
+    process.exit(1)
+  }
+  process.stdout.write(`installing what the tests need: ${missing.join(' ')}\n`)
+  for (const args of [['update'], ['install', '-y', ...missing]]) {
+    const run = spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } })
+    if (run.status !== 0) {
+      process.stderr.write(`apt-get ${args.join(' ')} failed (exit ${run.status}); install ${missing.join(' ')} by hand, then run npm test again\n`)
+      process.exit(1)
+    }
+  }
+}
