@@ -331,11 +331,11 @@ export function splitStartOperands (operands, argv) {
 const KEEP_OUTPUT_WHEN_SILENT = new Set(['logs', 'jlist', 'prettylist'])
 
 /**
- * PM2's start flags that turn off what sup never does (git metadata, the @pm2/io agent,
+ * PM2's start flags that turn off what sup never does (the @pm2/io agent,
  * Keymetrics automation and tracing, source-map-support injection): accepted so that PM2
  * command lines keep working, and they change nothing.
  */
-export const PM2_NO_OPS = ['--no-vizion', '--no-pmx', '--no-automation', '--disable-trace', '--disable-source-map-support']
+export const PM2_NO_OPS = ['--no-pmx', '--no-automation', '--disable-trace', '--disable-source-map-support']
 
 /**
  * A PM2_* switch is on when set to anything but "" or "false".

@@ -50,7 +50,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   mkdirSync(paths.home, { recursive: true, mode: 0o700 })
   mkdirSync(paths.logs, { recursive: true, mode: 0o700 })
   const balance = balanceFromEnv(env)
-  const { sampleInterval, metrics, pidFile } = readDaemonOptions(argv, env, paths.home)
+  const { sampleInterval, metrics, shutdownWithMessage, pidFile } = readDaemonOptions(argv, env, paths.home)
   const releaseLock = acquireLock(paths.pidFile, paths.home)
   const removePidCopy = writePidCopy(pidFile, logger)
   const settings = new Settings({ file: paths.settings, logger })
@@ -62,6 +62,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
     logsDir: paths.logs,
     logger,
     logDefaults,
+    shutdownWithMessage,
     // The agent reports on a multiple of the sampler's cadence; without sampling it stays quiet.
     agentEnv: sampleInterval > 0 ? { SUP_AGENT_METRICS_MS: String(agentIntervalFor(sampleInterval)) } : {}
   })
@@ -104,7 +105,8 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   // on the socket, or a listener in this process (sup-runtime prints every line).
   setLinesWanted(() => server.wants('log') || supervisor.listeners('log').some((listener) => listener !== publishLog))
   supervisor.on('reload.progress', (progress) => server.publish('reload.progress', progress))
-  sampler.on('sample', (worker) => server.publish('metrics', metricsEvent(worker)))
+  // The event is a whole row (log paths, status, figures): built only when someone takes it.
+  sampler.on('sample', (worker) => { if (server.wants('metrics')) server.publish('metrics', metricsEvent(worker)) })
   guardMemory({ sampler, logger, replace: (worker) => supervisor.replaceWorker(worker) })
   sampler.start()
   const stopGuard = guardHome({

@@ -14,6 +14,8 @@ const MAX_SAMPLE_INTERVAL = 3_600_000
  * @typedef {object} DaemonOptions
  * @property {number} sampleInterval ms; 0 = no sampling (and no figures, no memory restarts)
  * @property {{ port: number, host: string } | null} metrics the Prometheus endpoint to open at start
+ * @property {boolean} shutdownWithMessage stop every node worker with a "shutdown" message, as
+ *   the app setting shutdown_with_message does for one app (PM2's PM2_KILL_USE_MESSAGE)
  * @property {string | null} pidFile a second copy of the daemon's pid (SUP_PID_FILE, PM2's PM2_PID_FILE_PATH), absolute
  */
 
@@ -41,11 +43,22 @@ export function readDaemonOptions (argv, env, home = process.cwd()) {
   }
   const port = values['metrics-port'] ?? env.SUP_METRICS_PORT
   const host = String(values['metrics-host'] ?? env.SUP_METRICS_HOST ?? DEFAULT_METRICS_HOST)
+  const shutdownWithMessage = isOn(env.SUP_SHUTDOWN_WITH_MESSAGE ?? env.PM2_KILL_USE_MESSAGE)
   const pidFile = env.SUP_PID_FILE || env.PM2_PID_FILE_PATH
   return {
     sampleInterval,
     metrics: port === undefined || port === '' ? null : { port: parsePort(String(port)), host },
+    shutdownWithMessage,
     // relative to SUP_HOME, the daemon's working folder
     pidFile: pidFile ? resolve(home, pidFile) : null
   }
+}
+
+/**
+ * A switch in the environment is on when set to anything but "", "0" or "false" (PM2 takes
+ * even "false" as on).
+ * @param {string | undefined} value
+ */
+function isOn (value) {
+  return value !== undefined && !['', '0', 'false'].includes(value.trim().toLowerCase())
 }

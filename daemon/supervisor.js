@@ -35,13 +35,15 @@ function pickGiven (config, given) {
 
 export class Supervisor extends EventEmitter {
   /**
-   * @param {{ logsDir: string, logger: import('pino').Logger, effects?: import('./app/effects.js').Effects, logDefaults?: import('./logs/defaults.js').LogRotation, agentEnv?: Record<string, string> }} options
+   * @param {{ logsDir: string, logger: import('pino').Logger, effects?: import('./app/effects.js').Effects, logDefaults?: import('./logs/defaults.js').LogRotation, agentEnv?: Record<string, string>, shutdownWithMessage?: boolean }} options
    *   effects: spawn, timers, clock, process tree and balancing for every worker (tests pass fakes);
-   *   agentEnv: extra variables for node workers' agent (the sampling interval)
+   *   agentEnv: extra variables for node workers' agent (the sampling interval);
+   *   shutdownWithMessage: stop every node worker with a "shutdown" message (daemon-wide)
    */
-  constructor ({ logsDir, logger, effects = REAL_EFFECTS, logDefaults = LOG_DEFAULTS, agentEnv = {} }) {
+  constructor ({ logsDir, logger, effects = REAL_EFFECTS, logDefaults = LOG_DEFAULTS, agentEnv = {}, shutdownWithMessage = false }) {
     super()
     this.agentEnv = agentEnv
+    this.shutdownWithMessage = shutdownWithMessage
     this.logger = logger
     this.effects = effects
     /** @type {import('./app/app.js').LogSetup} */
@@ -146,7 +148,7 @@ export class Supervisor extends EventEmitter {
   addApp (config, shellEnv) {
     // Bound first: an address in use refuses the app before anything of it exists.
     const sockets = config.listen.length > 0 && config.exec_mode === 'fork' ? HeldSockets.bind(config.listen, { app: config.name }) : null
-    const app = new App({ config, shellEnv, sockets, logging: this.logging, logger: this.logger, nextId: () => this.takeId(), spareId: () => this.spareId(), effects: this.effects, agentEnv: this.agentEnv })
+    const app = new App({ config, shellEnv, sockets, logging: this.logging, logger: this.logger, nextId: () => this.takeId(), spareId: () => this.spareId(), effects: this.effects, agentEnv: this.agentEnv, shutdownWithMessage: this.shutdownWithMessage })
     for (const topic of ['app.state', 'log', 'reload.progress']) app.on(topic, (data) => this.emit(topic, data))
     app.on('trigger', (reason) => { if (this.apps.get(app.name) === app) reloadByTrigger(app, reason) })
     app.on('empty', () => {
@@ -330,7 +332,9 @@ export class Supervisor extends EventEmitter {
       triggers: app.triggers.status(),
       // The row plus the last sample's other figures (event-loop delay, heap, ...).
       workers: workers.map((w) => ({ ...metricsEvent(w), probes: w.probes })),
-      last_rollout: app.lastRollout ?? null
+      last_rollout: app.lastRollout ?? null,
+      // The git revision the workers last started from, when the app's folder is a checkout.
+      versioning: app.versioning
     }
   }
 

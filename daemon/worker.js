@@ -27,11 +27,12 @@ let spawnCount = 0
 
 export class Worker extends EventEmitter {
   /**
-   * @param {{ id: number, instance: number, app: AppRuntime, logger: import('pino').Logger, effects?: import('./app/effects.js').Effects, agentEnv?: Record<string, string> }} options
+   * @param {{ id: number, instance: number, app: AppRuntime, logger: import('pino').Logger, effects?: import('./app/effects.js').Effects, agentEnv?: Record<string, string>, shutdownWithMessage?: boolean }} options
    *   effects: spawn, timers, clock and process tree (tests pass fakes);
-   *   agentEnv: extra variables for node workers, read (and removed) by the agent
+   *   agentEnv: extra variables for node workers, read (and removed) by the agent;
+   *   shutdownWithMessage: the daemon's setting, for node workers whatever their app's
    */
-  constructor ({ id, instance, app, logger, effects = REAL_EFFECTS, agentEnv = {} }) {
+  constructor ({ id, instance, app, logger, effects = REAL_EFFECTS, agentEnv = {}, shutdownWithMessage = false }) {
     super()
     this.id = id
     this.instance = instance
@@ -39,6 +40,7 @@ export class Worker extends EventEmitter {
     this.effects = effects
     this.now = effects.now
     this.agentEnv = agentEnv
+    this.shutdownWithMessage = shutdownWithMessage
     this.baseLogger = logger
     this.logger = logger.child({ app: app.config.name, id, instance })
     this.state = initialState()
@@ -209,7 +211,10 @@ export class Worker extends EventEmitter {
     if (!proc?.pid) return
     this.tree = await this.effects.tree.list(proc.pid).catch(() => [])
     if (this.proc !== proc || this.state.status !== STATUS.STOPPING) return
-    if (this.app.config.shutdown_with_message) proc.send(APP_MESSAGES.shutdown)
+    const { config } = this.app
+    // The daemon-wide setting asks only workers that have a channel to hear it (node ones);
+    // the others get the signal, as in PM2.
+    if (config.shutdown_with_message || (this.shutdownWithMessage && usesAgent(config))) proc.send(APP_MESSAGES.shutdown)
     else this.effects.tree.signal(proc.pid, 'SIGINT')
   }
 

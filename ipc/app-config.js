@@ -26,6 +26,7 @@
  * @property {number} exp_backoff_restart_delay ms, 0 = off
  * @property {boolean} autorestart
  * @property {boolean} autostart false: `sup start` registers the app with its workers stopped
+ * @property {boolean} vizion read the git revision of the app's folder when a worker starts (PM2's name)
  * @property {number[]} stop_exit_codes
  * @property {number | null} max_memory_restart bytes
  * @property {string | null} out_file
@@ -89,6 +90,7 @@ export const APP_DEFAULTS = Object.freeze({
   exp_backoff_restart_delay: 0,
   autorestart: true,
   autostart: true,
+  vizion: true,
   stop_exit_codes: [],
   max_memory_restart: null,
   out_file: null,
@@ -171,6 +173,7 @@ export const APP_CONFIG_SCHEMA = {
     exp_backoff_restart_delay: ms,
     autorestart: { type: 'boolean' },
     autostart: { type: 'boolean' },
+    vizion: { type: 'boolean' },
     stop_exit_codes: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 255 }, maxItems: 256 },
     max_memory_restart: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }] },
     out_file: nullableStr,

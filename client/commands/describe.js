@@ -29,6 +29,7 @@ export async function run (target, { paths, io, opts }) {
     const open = new Map((info.log_files ?? []).map((/** @type {any} */ f) => [f.path, f]))
     for (const file of info.logs) io.out(`  ${file}${describeFile(open.get(file))}`)
     for (const line of describeTriggers(info.triggers)) io.out(line)
+    if (info.versioning) io.out(describeVersioning(info.versioning))
     io.out('')
     if (info.last_rollout) {
       io.out(`last ${info.last_rollout.op}: ${describeRollout(info.last_rollout)}`)
@@ -56,6 +57,16 @@ export function describeRollout (rollout, now = Date.now()) {
   if (rollout.outcome === 'aborted') return `aborted ${ago}: ${rollout.reason}`
   const counts = rollout.started.length + rollout.retired.length > 0 ? `: ${rollout.started.length} new, ${rollout.retired.length} retired` : ''
   return `${rollout.outcome} ${ago} in ${rollout.ms} ms${counts}${rollout.outcome !== 'reloaded' && rollout.outcome !== 'scaled' && rollout.reason ? ` (${rollout.reason})` : ''}`
+}
+
+/**
+ * "git main@1a2b3c4d5e6f (git@github.com:acme/api.git) in /srv/api": the revision the workers
+ * last started from.
+ * @param {{ repo_path: string, branch: string | null, revision: string | null, remote: string | null }} versioning
+ */
+export function describeVersioning ({ repo_path: top, branch, revision, remote }) {
+  const at = `${branch ?? '(detached)'}@${revision ? revision.slice(0, 12) : '(no commit)'}`
+  return `revision: git ${at}${remote ? ` (${remote})` : ''} in ${top}`
 }
 
 /**

@@ -134,8 +134,8 @@ function extractApps (exported) {
 
 /**
  * A .json file is read as JSON5, since PM2 reads it as a JavaScript literal: comments,
- * trailing commas, unquoted keys and single quotes are what people write in them. Unlike
- * PM2 nothing in the file runs.
+ * trailing commas, unquoted keys and single quotes are what people write in them. One that
+ * is not JSON5 is evaluated as an expression, as PM2 does, but apart from the CLI's process.
  * @param {string} file
  */
 async function readJson (file) {
@@ -153,6 +153,14 @@ async function parseJson5 (raw, file) {
   try {
     return JSON5.parse(text)
   } catch (err) {
+    // Not JSON5: perhaps an expression, which PM2 evaluates (json-expression.js says how).
+    const { evaluateJsonExpression } = await import('./json-expression.js')
+    const evaluated = evaluateJsonExpression(text, file)
+    if (evaluated.ok) return evaluated.value
+    if (!evaluated.syntax) {
+      const reason = `${evaluated.message} (a .json file is evaluated with the language's built-ins and process.env only; a .config.js file can use modules)`
+      throw new SupError('SUP_ERR_CONFIG_FILE_SYNTAX', { file, where: findLocation(evaluated.stack, file), reason })
+    }
     const { message, lineNumber, columnNumber } = /** @type {Error & { lineNumber?: number, columnNumber?: number }} */ (err)
     const where = lineNumber ? `:${lineNumber}:${columnNumber}` : ''
     const reason = message.replace(/^JSON5: /, '').replace(/ at \d+:\d+$/, '')

@@ -81,6 +81,7 @@ export function normalizeApp (raw, { cwd, envName, cpus, source = null }) {
     exp_backoff_restart_delay: 0,
     autorestart: parseBoolean(raw.autorestart, 'autorestart', APP_DEFAULTS.autorestart),
     autostart: parseBoolean(raw.autostart, 'autostart', APP_DEFAULTS.autostart),
+    vizion: parseBoolean(raw.vizion, 'vizion', APP_DEFAULTS.vizion),
     stop_exit_codes: parseExitCodes(raw.stop_exit_codes),
     max_memory_restart: raw.max_memory_restart == null || raw.max_memory_restart === '' ? null : parseBytes(raw.max_memory_restart, 'max_memory_restart'),
     out_file: noLogs ? '/dev/null' : resolveLogFile(raw.out_file ?? raw.output ?? raw.out ?? raw.out_log, 'out_file', appCwd),

@@ -45,6 +45,7 @@ export const START_OPTIONS = [
   // A lone --no-x flag defaults to true in commander: only an explicit false is a setting.
   { flags: '--no-autorestart', key: 'autorestart', parse: (v) => v === false ? false : undefined, help: 'do not restart workers that exit' },
   { flags: '--no-autostart', key: 'autostart', parse: (v) => v === false ? false : undefined, help: 'register the app with its workers stopped (sup restart starts them)' },
+  { flags: '--no-vizion', key: 'vizion', parse: (v) => v === false ? false : undefined, help: 'do not read the git revision of the app\'s folder (shown by sup describe)' },
   { flags: '--stop-exit-codes <codes>', key: 'stop_exit_codes', parse: (v) => String(v).split(',').map((c) => Number(c.trim())), help: 'exit codes that mean "done, do not restart" (comma-separated)' },
   { flags: '-c, --cron-restart <expr>', key: 'cron_restart', aliases: ['--cron'], help: 'restart on a cron schedule, e.g. "0 3 * * *" (6 fields: seconds first)' },
   { flags: '--watch [paths]', key: 'watch', help: 'restart when files change: in the cwd, or in these paths (comma-separated)' },

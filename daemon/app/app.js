@@ -4,6 +4,7 @@
 // time: the lock) and how the last one ended. It emits what happens to it; the Supervisor,
 // which keeps the registry of apps, fans the events in.
 import { EventEmitter } from 'node:events'
+import { dirname, isAbsolute } from 'node:path'
 import { SupError } from '../../ipc/errors.js'
 import { STATUS, isRunning, isSettled } from '../lifecycle.js'
 import { tolerateTimeout, until, withDeadline } from '../until.js'
@@ -14,6 +15,7 @@ import { AppTriggers } from '../triggers/app-triggers.js'
 import { Worker } from '../worker.js'
 import { gateUnready, probeWorker } from '../probes/worker-probes.js'
 import { REAL_EFFECTS } from './effects.js'
+import { readVersioning } from './versioning.js'
 
 /**
  * @typedef {import('../../ipc/app-config.js').AppConfig} AppConfig
@@ -42,10 +44,12 @@ export class App extends EventEmitter {
    *   to its successor in a reload; not counted as handed out (default: nextId)
    * @param {import('./effects.js').Effects} [options.effects]
    * @param {Record<string, string>} [options.agentEnv] extra variables for node workers' agent
+   * @param {boolean} [options.shutdownWithMessage] stop node workers with a "shutdown" message
+   *   whatever the app's shutdown_with_message (the daemon's setting)
    * @param {import('../sockets/held-sockets.js').HeldSockets | null} [options.sockets] the
    *   sockets the daemon holds for the app (fork mode, `listen`): every generation is handed them
    */
-  constructor ({ config, shellEnv, logging, logger, nextId, spareId = nextId, effects = REAL_EFFECTS, agentEnv = {}, sockets = null }) {
+  constructor ({ config, shellEnv, logging, logger, nextId, spareId = nextId, effects = REAL_EFFECTS, agentEnv = {}, shutdownWithMessage = false, sockets = null }) {
     super()
     this.config = config
     this.shellEnv = shellEnv
@@ -55,8 +59,12 @@ export class App extends EventEmitter {
     this.spareId = spareId
     this.effects = effects
     this.agentEnv = agentEnv
+    this.shutdownWithMessage = shutdownWithMessage
     /** @type {{ from: string, at: number } | undefined} set when the app came back from the dump */
     this.restored = undefined
+    /** @type {import('./versioning.js').Versioning | null} the git revision its workers last started from */
+    this.versioning = null
+    this.readingVersioning = false
     /** @type {Worker[]} */
     this.workers = []
     /** @type {RolloutOp | null} the rollout under way: one at a time */
@@ -87,8 +95,11 @@ export class App extends EventEmitter {
    * @param {number} [id] the id it takes over (a reload's successor); a new one otherwise
    */
   addWorker (instance, runtime = this, id = this.nextId()) {
-    const worker = new Worker({ id, instance, app: runtime, logger: this.logger, effects: this.effects, agentEnv: this.agentEnv })
-    worker.on('state', (row) => this.emit('app.state', row))
+    const worker = new Worker({ id, instance, app: runtime, logger: this.logger, effects: this.effects, agentEnv: this.agentEnv, shutdownWithMessage: this.shutdownWithMessage })
+    worker.on('state', (row) => {
+      if (row.status === 'starting') this.refreshVersioning(worker.app.config)
+      this.emit('app.state', row)
+    })
     if (runtime.config.pid_file) trackPidFile(worker, runtime.config.pid_file, this.logger)
     worker.on('remove', () => this.removeWorker(worker))
     probeWorker(worker)
@@ -108,6 +119,22 @@ export class App extends EventEmitter {
     this.triggers.stop().catch(() => {})
     this.logs.close()
     this.sockets?.close()
+  }
+
+  /**
+   * A worker starts: note the git revision of the folder it runs in (`vizion`, PM2's name).
+   * One read at a time: the workers of one start share it.
+   * @param {AppConfig} config the worker's
+   */
+  refreshVersioning (config) {
+    if (!config.vizion) {
+      this.versioning = null
+      return
+    }
+    if (this.readingVersioning) return
+    this.readingVersioning = true
+    // The folder of the code that runs (PM2 looks in the cwd, which may be anywhere).
+    readVersioning(isAbsolute(config.script) ? dirname(config.script) : config.cwd).then((versioning) => { this.versioning = versioning }).finally(() => { this.readingVersioning = false })
   }
 
   /** @param {Worker} worker */

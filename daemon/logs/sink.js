@@ -24,6 +24,13 @@ const RING_SIZE = 2000
 const RING_CHARS = 8 * 1024 * 1024
 /** A line longer than this without a newline is cut, so one chatty worker cannot grow the daemon. */
 const MAX_LINE = 64 * 1024
+/**
+ * A partial line (text without its newline yet) is written as a line of its own once its
+ * stream has been quiet this long: a process that writes a prompt or `process.stderr.write('x')`
+ * and then waits would otherwise show nothing in its logs until it writes a newline or exits
+ * (PM2's cli-actions-2.sh). Chunks of one line under load arrive far closer together than this.
+ */
+export const PARTIAL_IDLE_MS = 200
 /** How long close() waits for the streams of exited workers to be read to their end. */
 const STREAM_END_MS = 3000
 const NEWLINE = 0x0a
@@ -73,6 +80,8 @@ export class LogSink extends EventEmitter {
     this.opened = new Map()
     /** @type {Set<import('node:stream').Readable>} streams not yet read to their end */
     this.streams = new Set()
+    /** Set by close(): the files are let go, so a partial line's timer must not reopen one. */
+    this.closed = false
     /** A file's error appeared or cleared: the app's rows changed. */
     this.onFileStatus = () => this.emit('status')
   }
@@ -102,7 +111,30 @@ export class LogSink extends EventEmitter {
     // end. A newline byte never occurs inside a UTF-8 character, so none is cut.
     /** @type {Buffer | null} */
     let partial = null
+    // The idle timer is armed once per partial line, not per chunk: when it fires after more
+    // chunks came, it waits again rather than cut a line that is still arriving.
+    /** @type {any} */
+    let idle = null
+    let chunksSinceArmed = 0
+    const writePartial = () => {
+      if (!partial) return
+      const buf = Buffer.concat([partial, NEWLINE_BUF])
+      partial = null
+      this.writeChunk(paths, source, buf)
+    }
+    const onIdle = () => {
+      idle = null
+      if (!partial || this.closed) return
+      if (chunksSinceArmed > 0) return armIdle()
+      writePartial()
+    }
+    const armIdle = () => {
+      chunksSinceArmed = 0
+      idle = this.timers.setTimeout(onIdle, PARTIAL_IDLE_MS)
+      idle?.unref?.()
+    }
     readable.on('data', (/** @type {Buffer} */ chunk) => {
+      chunksSinceArmed++
       const end = chunk.lastIndexOf(NEWLINE) + 1
       let whole = null
       if (end > 0) {
@@ -116,11 +148,18 @@ export class LogSink extends EventEmitter {
         whole = Buffer.concat(whole ? [whole, partial, NEWLINE_BUF] : [partial, NEWLINE_BUF])
         partial = null
       }
+      if (partial && idle === null) armIdle()
       if (whole && !this.writeChunk(paths, source, whole)) this.hold(readable, paths)
     })
+    const disarm = () => {
+      if (idle !== null) this.timers.clearTimeout(idle)
+      idle = null
+    }
     readable.on('end', () => {
-      if (partial) this.writeChunk(paths, source, Buffer.concat([partial, NEWLINE_BUF]))
+      disarm()
+      writePartial()
     })
+    readable.on('close', disarm)
     readable.on('error', () => {})
   }
 
@@ -244,6 +283,7 @@ export class LogSink extends EventEmitter {
   async close () {
     const ended = Promise.all([...this.streams].map((stream) => finished(stream).catch(() => {})))
     await Promise.race([ended, delay(STREAM_END_MS, undefined, { ref: false })])
+    this.closed = true
     const paths = [...this.opened.keys()]
     for (const file of this.opened.values()) file.off('status', this.onFileStatus)
     this.opened.clear()

@@ -77,6 +77,8 @@ function toPm2 (row, app) {
       unstable_restarts: row.unstable_restarts,
       pm_id: row.id,
       namespace: row.namespace,
+      vizion: config.vizion,
+      versioning: app.versioning ?? null,
       env
     },
     pm_id: row.id,

@@ -41,6 +41,9 @@ export const SCRIPTS = [
   'misc/misc.sh', 'misc/instance-number.sh', 'misc/port-release.sh'
 ]
 
+/** PM2's dependencies that its bundled modules (modules/pm2-io-bpm) need to load. */
+const PM2_MODULE_DEPENDENCIES = ['debug']
+
 const argv = process.argv.slice(2)
 const pm2Src = takeOption('--pm2') ?? process.env.PM2_SRC ?? null
 const ref = takeOption('--ref') ?? 'v7.0.3'
@@ -50,6 +53,7 @@ const scripts = only.length > 0 ? SCRIPTS.filter((s) => only.some((o) => s.inclu
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sup-pm2-e2e-'))
 const pristine = path.join(work, 'pm2-test')
 extractPm2Tests(pm2Src, ref, pristine)
+providePm2Dependencies(pristine, work)
 const shim = writeShim(path.join(work, 'bin', 'pm2'))
 
 console.log(`PM2 ${ref} e2e scripts against sup (${path.relative(process.cwd(), ROOT) || '.'}); logs in ${work}`)
@@ -80,7 +84,9 @@ function takeOption (name) {
 }
 
 /**
- * Put PM2's test/e2e and test/fixtures at `dest`/test.
+ * Put PM2's test/e2e and test/fixtures at `dest`/test, and its modules/ at `dest`/modules:
+ * fixtures such as homogen-json-action/http.js load PM2's bundled @pm2/io
+ * (`require('../../../modules/pm2-io-bpm').init()`), as an app of a PM2 user does.
  * @param {string | null} src a work tree, a git directory, or null to clone
  * @param {string} tag
  * @param {string} dest
@@ -95,12 +101,32 @@ function extractPm2Tests (src, tag, dest) {
     }
   } else if (fs.existsSync(path.join(src, 'test', 'e2e'))) {
     fs.cpSync(path.join(src, 'test'), path.join(dest, 'test'), { recursive: true })
+    fs.cpSync(path.join(src, 'modules'), path.join(dest, 'modules'), { recursive: true })
+    fs.copyFileSync(path.join(src, 'package.json'), path.join(dest, 'package.json'))
     return
   }
-  const archive = spawnSync('git', ['--git-dir', /** @type {string} */ (gitDir), 'archive', tag, 'test/e2e', 'test/fixtures'], { maxBuffer: 1 << 28 })
+  const archive = spawnSync('git', ['--git-dir', /** @type {string} */ (gitDir), 'archive', tag, 'test/e2e', 'test/fixtures', 'modules', 'package.json'], { maxBuffer: 1 << 28 })
   if (archive.status !== 0) throw new Error(`git archive ${tag} failed: ${archive.stderr}`)
   const untar = spawnSync('tar', ['-x', '-C', dest], { input: archive.stdout })
   if (untar.status !== 0) throw new Error(`tar failed: ${untar.stderr}`)
+}
+
+/**
+ * What PM2's modules/ load from PM2's own dependencies (pm2-io-bpm: `debug`), installed once
+ * with npm at the versions PM2 pins, into .cache/, and reachable from every script's tree
+ * through `work`/node_modules. PM2's own e2e runs after `npm install` has them there.
+ * @param {string} pristine the extracted PM2 tree (its package.json gives the versions)
+ * @param {string} work
+ */
+function providePm2Dependencies (pristine, work) {
+  const pinned = JSON.parse(fs.readFileSync(path.join(pristine, 'package.json'), 'utf8')).dependencies ?? {}
+  const wanted = PM2_MODULE_DEPENDENCIES.map((name) => `${name}@${pinned[name] ?? 'latest'}`)
+  const cache = path.join(HERE, '.cache', `pm2-deps-${wanted.join('-').replace(/[^\w.@-]/g, '_')}`)
+  if (!fs.existsSync(path.join(cache, 'node_modules'))) {
+    fs.mkdirSync(cache, { recursive: true })
+    run('npm', ['install', '--prefix', cache, '--no-save', '--no-audit', '--no-fund', '--silent', ...wanted])
+  }
+  fs.symlinkSync(path.join(cache, 'node_modules'), path.join(work, 'node_modules'))
 }
 
 /**

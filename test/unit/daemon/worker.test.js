@@ -15,11 +15,12 @@ const noLogs = /** @type {import('../../../daemon/logs/sink.js').LogSink} */ (/*
 /**
  * @param {Partial<import('../../../ipc/app-config.js').AppConfig>} overrides
  * @param {Parameters<typeof fakeEffects>[0]} [options]
+ * @param {boolean} [shutdownWithMessage] the daemon's setting
  */
-function setup (overrides, options) {
+function setup (overrides, options, shutdownWithMessage = false) {
   const effects = fakeEffects(options)
   const config = appConfig({ instances: 1, ...overrides })
-  const worker = new Worker({ id: 0, instance: 0, app: { config, shellEnv: { FROM_SHELL: '1' }, logs: noLogs }, logger: silentLogger, effects })
+  const worker = new Worker({ id: 0, instance: 0, app: { config, shellEnv: { FROM_SHELL: '1' }, logs: noLogs }, logger: silentLogger, effects, shutdownWithMessage })
   return { effects, worker, config }
 }
 
@@ -34,6 +35,7 @@ describe('stop ladder', () => {
    * @property {string} status
    * @property {Array<[string, NodeJS.Signals]>} signals 'pid' is the worker, '-pid' its group
    * @property {unknown[]} sent messages to the process
+   * @property {boolean} [daemonWide] the daemon's shutdownWithMessage (PM2_KILL_USE_MESSAGE)
    */
   /** @type {LadderCase[]} */
   const cases = [
@@ -86,12 +88,32 @@ describe('stop ladder', () => {
       status: 'stopped',
       signals: [['pid', 'SIGKILL']],
       sent: ['shutdown']
+    },
+    {
+      name: 'the daemon-wide setting: the message to a node worker whose app does not ask for it',
+      config: { exec_mode: 'fork', interpreter: null },
+      daemonWide: true,
+      onShutdown: (proc) => soon(() => proc.exit(0)),
+      after: 0,
+      status: 'stopped',
+      signals: [['-pid', 'SIGKILL']],
+      sent: ['shutdown']
+    },
+    {
+      name: 'the daemon-wide setting: SIGINT to a worker of another interpreter, which has no channel to hear a message',
+      config: { exec_mode: 'fork', interpreter: 'python3' },
+      daemonWide: true,
+      onSignal: (proc, signal) => { if (signal === 'SIGINT') soon(() => proc.exit(0)) },
+      after: 0,
+      status: 'stopped',
+      signals: [['pid', 'SIGINT'], ['-pid', 'SIGKILL']],
+      sent: []
     }
   ]
 
   for (const c of cases) {
     test(c.name, async () => {
-      const { effects, worker } = setup({ ...c.config, min_uptime: 100 }, { onSignal: c.onSignal })
+      const { effects, worker } = setup({ ...c.config, min_uptime: 100 }, { onSignal: c.onSignal }, c.daemonWide)
       worker.dispatch({ type: 'start' })
       const [proc] = effects.spawned
       proc.listen()

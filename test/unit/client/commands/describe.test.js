@@ -1,7 +1,7 @@
 // @ts-check
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { describeRollout } from '../../../../client/commands/describe.js'
+import { describeRollout, describeVersioning } from '../../../../client/commands/describe.js'
 
 const NOW = 1_000_000
 /** @type {Array<[Record<string, any>, string]>} */
@@ -15,4 +15,14 @@ for (const [rollout, line] of rows) {
   test(`${rollout.outcome} -> ${line}`, () => {
     assert.equal(describeRollout(/** @type {any} */ (rollout), NOW), line)
   })
+}
+
+/** @type {Array<[Parameters<typeof describeVersioning>[0], string]>} */
+const revisions = [
+  [{ repo_path: '/srv/api', branch: 'main', revision: '1a2b3c4d5e6f7a8b9c0d1a2b3c4d5e6f7a8b9c0d', remote: 'git@github.com:acme/api.git' }, 'revision: git main@1a2b3c4d5e6f (git@github.com:acme/api.git) in /srv/api'],
+  [{ repo_path: '/srv/api', branch: null, revision: '1a2b3c4d5e6f7a8b9c0d1a2b3c4d5e6f7a8b9c0d', remote: null }, 'revision: git (detached)@1a2b3c4d5e6f in /srv/api'],
+  [{ repo_path: '/srv/new', branch: 'main', revision: null, remote: null }, 'revision: git main@(no commit) in /srv/new']
+]
+for (const [versioning, line] of revisions) {
+  test(line, () => assert.equal(describeVersioning(versioning), line))
 }

@@ -134,7 +134,8 @@ describe('loadConfigFile', () => {
     ['ESM .config.js', 'esm/broken.config.js', 'export default {\n  apps: [\n    { name: "a" }\n    { name: "b" }\n  ]\n}\n', /^:4$/],
     ['.mjs', 'cjs/broken.config.mjs', 'const x = 1\n\nexport default {\n  apps: [ { name: "a" } { name: "b" } ]\n}\n', /^:4$/],
     ['.json', 'broken.json', '{\n  "apps": [\n    {"name": "a"}\n    {"name": "b"}\n  ]\n}\n', /^:4:5$/],
-    ['.json stray comma', 'comma.json', '{\n  "apps": [,],\n}\n', /^:2:12$/],
+    // `[,]` is JavaScript (a hole), which a .json file may be, as in PM2: `[,,,}` is neither.
+    ['.json stray comma', 'comma.json', '{\n  "apps": [,,,},\n}\n', /^:2:12$/],
     ['.json cut short', 'short.json', '{\n  "apps": [\n', /^:3:1$/],
     ['.yml', 'broken.yml', 'apps:\n  - name: a\n    script: a.js\n  script: b.js\n', /^:4:1$/]
   ]
@@ -152,6 +153,28 @@ describe('loadConfigFile', () => {
       })
     })
   }
+
+  test('a .json file that is a JavaScript expression is evaluated, as PM2 does', async () => {
+    const text = '// PM2\'s test/fixtures/configuration.json does this\n[{\n  name: "echo",\n  script: [".", "/", "e", "cho.js"].join(""),\n  instances: process.env.SUP_TEST_INSTANCES || 1\n}]\n'
+    const file = write('expression.json', text)
+    process.env.SUP_TEST_INSTANCES = '3'
+    try {
+      assert.deepEqual((await loadConfigFile(file, dir)).apps, [{ name: 'echo', script: './echo.js', instances: '3' }])
+    } finally {
+      delete process.env.SUP_TEST_INSTANCES
+    }
+  })
+
+  test('a .json expression that throws is reported with its line and what it can use', async () => {
+    const file = write('require.json', '[{\n  name: "a",\n  script: require("path").join("a", "b.js")\n}]\n')
+    await assert.rejects(() => loadConfigFile(file, dir), (err) => {
+      const { code, details, message } = /** @type {any} */ (err)
+      assert.equal(code, 'SUP_ERR_CONFIG_FILE_SYNTAX', message)
+      assert.match(details.where, /^:3:\d+$/)
+      assert.match(details.reason, /^require is not defined \(a \.json file is evaluated with the language's built-ins and process\.env only; a \.config\.js file can use modules\)$/)
+      return true
+    })
+  })
 
   /** @type {[string, string, string, RegExp][]} */
   const throwing = [
@@ -217,7 +240,8 @@ describe('loadConfigText (sup start -)', () => {
   const cases = [
     ['{ "apps": [{ "name": "a", "script": "a.js" }] }', [{ name: 'a', script: 'a.js' }]],
     ['[{ name: "a", script: "a.js" }, { script: "b.js" },] // JSON5, as a .json file', [{ name: 'a', script: 'a.js' }, { script: 'b.js' }]],
-    ['\uFEFF{ "script": "one.js" }\n', [{ script: 'one.js' }]]
+    ['\uFEFF{ "script": "one.js" }\n', [{ script: 'one.js' }]],
+    ['[{ script: ["a", "js"].join(".") }] // an expression, as in PM2', [{ script: 'a.js' }]]
   ]
   for (const [text, apps] of cases) {
     test(JSON.stringify(text), async () => {

@@ -9,7 +9,8 @@ import { describe, test } from 'node:test'
 import pino from 'pino'
 import { APP_DEFAULTS } from '../../../../ipc/app-config.js'
 import { LogFiles } from '../../../../daemon/logs/files.js'
-import { LogSink, setLinesWanted } from '../../../../daemon/logs/sink.js'
+import { LogSink, PARTIAL_IDLE_MS, setLinesWanted } from '../../../../daemon/logs/sink.js'
+import { fakeClock, flush } from '../../../helpers/fake-effects.js'
 
 /** @typedef {import('../../../../ipc/app-config.js').AppConfig} AppConfig */
 /** @typedef {import('../../../../daemon/logs/ring.js').LogEntry} LogEntry */
@@ -187,6 +188,35 @@ describe('LogSink', () => {
     await feed(sink, [long, 'tail\n'])
     await closeSink(sink)
     assert.deepEqual(sink.ring.last(10).map((e) => e.line.length), [long.length, 4])
+  })
+
+  test('a partial line is written as a line once its stream is quiet, not cut while it is still arriving', async (t) => {
+    const clock = fakeClock()
+    const { sink, emitted } = await makeSink(t, {}, { timers: clock.timers })
+    const input = new PassThrough()
+    sink.attach(input, { id: 0, instance: 0, stream: 'err' })
+    const lines = () => emitted.map((e) => e.line)
+    input.write('errwrite')
+    await flush()
+    await clock.advance(PARTIAL_IDLE_MS - 1)
+    input.write(' more')
+    await flush()
+    await clock.advance(PARTIAL_IDLE_MS - 1)
+    assert.deepEqual(lines(), [], 'chunks closer together than the idle time stay one line')
+    await clock.advance(PARTIAL_IDLE_MS)
+    assert.deepEqual(lines(), ['errwrite more'])
+    input.write('whole\nnext')
+    await flush()
+    assert.deepEqual(lines(), ['errwrite more', 'whole'])
+    await clock.advance(PARTIAL_IDLE_MS)
+    assert.deepEqual(lines(), ['errwrite more', 'whole', 'next'])
+    input.write('last')
+    const ended = once(input, 'end')
+    input.end()
+    await ended
+    assert.deepEqual(lines(), ['errwrite more', 'whole', 'next', 'last'], 'the end writes what is left at once')
+    assert.equal(clock.pending().count, 0, 'no timer outlives the stream')
+    await closeSink(sink)
   })
 
   test('attach(null) is a no-op', async (t) => {
