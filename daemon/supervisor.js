@@ -15,6 +15,7 @@ import { reloadApps, reloadByTrigger, replaceWorker, scaleApp } from './rollout/
 import { matchTarget, resolveTargets } from './resolve-targets.js'
 import { metricsEvent } from './metrics/sampler.js'
 import { HeldSockets } from './sockets/held-sockets.js'
+import { resolveRuntime } from './node-runtime/resolve.js'
 
 /**
  * @typedef {import('./worker.js').Worker} Worker
@@ -30,6 +31,8 @@ import { HeldSockets } from './sockets/held-sockets.js'
 function pickGiven (config, given) {
   const keys = new Set(given)
   if (keys.has('watch')) keys.add('watch_paths')
+  // --interpreter /path/to/node or node@22 is kept in runtime (docs/config.md#which-node-runs-an-app).
+  if (keys.has('interpreter')) keys.add('runtime')
   return Object.fromEntries(Object.entries(config).filter(([key]) => keys.has(key)))
 }
 
@@ -78,6 +81,8 @@ export class Supervisor extends EventEmitter {
       else throw new SupError('SUP_ERR_APP_ALREADY_EXISTS', { name: config.name })
     }
     checkDependencies(configs, new Map([...this.apps.values()].map((app) => [app.name, app.config.depends_on ?? []])))
+    // A node, bun or deno that cannot be found refuses the start before anything runs.
+    for (const config of configs) resolveRuntime(config, { ...shellEnv, ...config.env })
     const restarting = present.map(({ app, config }) => this.restartApp(app, config, existing === 'restart' ? shellEnv : app.shellEnv))
     const apps = fresh.map((config) => {
       const app = this.addApp(Object.freeze({ ...config }), shellEnv)
@@ -239,8 +244,11 @@ export class Supervisor extends EventEmitter {
    */
   async restart (targets, { shellEnv, cwd, update, toggleWatch } = {}) {
     const workers = this.resolve(targets, { cwd })
+    const apps = new Set(workers.map((w) => this.appOf(w)))
+    // A node that cannot be found refuses the restart before any worker stops.
+    for (const app of apps) resolveRuntime(app.config, { ...(shellEnv ?? app.shellEnv), ...app.config.env })
     if (update?.name) this.rename(workers, update.name)
-    for (const app of new Set(workers.map((w) => this.appOf(w)))) {
+    for (const app of apps) {
       let config = update ? updateConfig(app.config, update) : app.config
       if (toggleWatch) config = Object.freeze({ ...config, watch: !app.config.watch })
       const changed = config !== app.config
