@@ -4,6 +4,7 @@
 // socket, supervise; on shutdown stop every app, mark the dump cleanly stopped, close.
 import { mkdirSync, readFileSync } from 'node:fs'
 import { balanceFromEnv } from '../ipc/balance.js'
+import { LISTEN_VARS } from '../ipc/listen-fds.js'
 import { resolvePaths } from '../ipc/paths.js'
 import { guardHome } from './home-guard.js'
 import { acquireLock } from './lock.js'
@@ -18,6 +19,7 @@ import { Persistence } from './dump/persistence.js'
 import { startServer } from './server.js'
 import { Settings } from './settings.js'
 import { setBalance, useSettings } from './spawn-worker.js'
+import { InheritedSockets } from './sockets/inherited-sockets.js'
 import { Supervisor } from './supervisor.js'
 
 export const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
@@ -58,10 +60,15 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   setBalance(balance)
 
   const logDefaults = readLogDefaults(env, (message) => logger.warn(`${message}; using the default`))
+  // Socket activation: systemd's sockets are the daemon's alone; no app or helper inherits
+  // the variables (an app with `listen` gets its own, docs/deploy.md#socket-activation).
+  const inherited = InheritedSockets.fromEnv(env, process.pid, { logger })
+  for (const key of LISTEN_VARS) delete env[key]
   const supervisor = new Supervisor({
     logsDir: paths.logs,
     logger,
     logDefaults,
+    inherited,
     shutdownWithMessage,
     // The agent reports on a multiple of the sampler's cadence; without sampling it stays quiet.
     agentEnv: sampleInterval > 0 ? { SUP_AGENT_METRICS_MS: String(agentIntervalFor(sampleInterval)) } : {}
@@ -167,7 +174,9 @@ function exportWorker (worker) {
     running: state.pid !== null,
     restarts: state.restarts,
     startedAt: state.startedAt,
-    usage: worker.usage
+    usage: worker.usage,
+    ready: worker.app.config.readiness ? state.probeReady : null,
+    livenessRestarts: state.livenessRestarts
   }
 }
 

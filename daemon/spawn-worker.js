@@ -8,6 +8,7 @@ import cluster from 'node:cluster'
 import { EventEmitter } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { APP_MESSAGES, dispatch, toAgent, workerActOf } from '../ipc/agent-protocol.js'
+import { withListenPid } from '../ipc/listen-fds.js'
 import { forkOnRuntime } from './node-runtime/primaries.js'
 
 export const AGENT_PATH = fileURLToPath(new URL('./agent/agent.cjs', import.meta.url))
@@ -189,19 +190,8 @@ export function buildCommand (config, runtime = null) {
   return { command: runtime?.path ?? config.interpreter, args: [...config.interpreter_args, config.script, ...config.args], node: false }
 }
 
-/** The exec wrapper that sets LISTEN_PID: a POSIX shell, present on every system sup runs on. */
-export const LISTEN_PID_SHELL = '/bin/sh'
-
-/**
- * systemd's LISTEN_PID must be the pid of the process the sockets are for, and consumers
- * (sd_listen_fds, gunicorn, go-systemd) ignore LISTEN_FDS when it is not theirs. spawn()
- * cannot know the pid before the fork, so, as systemd does after its fork, a shell sets it
- * to its own pid ($$) and exec()s the real command, which keeps that pid.
- * @param {{ command: string, args: string[], node: boolean }} cmd
- */
-export function withListenPid (cmd) {
-  return { ...cmd, command: LISTEN_PID_SHELL, args: ['-c', 'LISTEN_PID=$$; export LISTEN_PID; exec "$@"', 'sup-listen', cmd.command, ...cmd.args] }
-}
+// The exec wrapper that sets LISTEN_PID is shared with the CLI, which starts a socket-activated daemon the same way.
+export { LISTEN_PID_SHELL, withListenPid } from '../ipc/listen-fds.js'
 
 /** null: not looked for yet; false: not available. */
 /** @type {string | false | null} */

@@ -6,6 +6,7 @@
 // unix datagram socket, which Node cannot open without a native module. With forking,
 // ExecStart is a short-lived `sup ping` that starts the daemon (detached, in the unit's
 // cgroup) and exits once it answers; systemd then reads the daemon's pid from daemon.pid (pm2.pid in PM2's home).
+import { parseListenEntry } from '../../ipc/listen.js'
 
 /**
  * @typedef {object} UnitOptions
@@ -16,13 +17,15 @@
  * @property {string} supBin absolute path of bin/sup.cjs
  * @property {string} path the PATH the daemon and its apps get (interpreters are found on it)
  * @property {string} version sup's version, for the header comment
+ * @property {string | null} [socket] the .socket unit that holds the saved apps' `listen`
+ *   sockets (renderSocketUnit), or null for none
  */
 
 /**
  * @param {UnitOptions} options
  * @returns {string}
  */
-export function renderSystemdUnit ({ user, supHome, pidFile = `${supHome}/daemon.pid`, node, supBin, path, version }) {
+export function renderSystemdUnit ({ user, supHome, pidFile = `${supHome}/daemon.pid`, node, supBin, path, version, socket = null }) {
   const sup = (/** @type {string} */ verb) => [node, supBin, verb].map(quoteExecArg).join(' ')
   return [
     `# Written by "sup startup" (sup ${version}); "sup unstartup" removes it.`,
@@ -32,6 +35,8 @@ export function renderSystemdUnit ({ user, supHome, pidFile = `${supHome}/daemon
     `Description=${escapeValue(`sup process supervisor for ${user} (SUP_HOME ${supHome})`)}`,
     'After=network-online.target',
     'Wants=network-online.target',
+    // The socket unit's sockets are passed to ExecStart (sup ping), which hands them to the daemon.
+    ...(socket ? [`Requires=${socket}`, `After=${socket}`] : []),
     '',
     '[Service]',
     'Type=forking',
@@ -54,6 +59,51 @@ export function renderSystemdUnit ({ user, supHome, pidFile = `${supHome}/daemon
     'WantedBy=multi-user.target',
     ''
   ].join('\n')
+}
+
+/**
+ * The .socket unit beside the service when saved apps have `listen`: systemd binds those
+ * sockets (before the daemon, and as root: ports below 1024 work for any user) and passes
+ * them to the service, whose daemon adopts them; connections made while it starts wait in
+ * their queues (docs/deploy.md#socket-activation).
+ * @param {{ user: string, service: string, listen: string[], version: string }} options
+ *   listen: canonical `listen` entries (ipc/listen.js)
+ * @returns {string}
+ */
+export function renderSocketUnit ({ user, service, listen, version }) {
+  return [
+    `# Written by "sup startup" (sup ${version}) for ${service}.service; "sup unstartup" removes it.`,
+    "# The sockets of the saved apps' listen setting, held by systemd and passed to sup's daemon.",
+    '[Unit]',
+    `Description=${escapeValue(`sockets of the sup apps of ${user}`)}`,
+    '',
+    '[Socket]',
+    ...listen.map((entry) => `ListenStream=${escapeValue(listenStream(entry))}`),
+    // One name for every socket of the unit (systemd's rule); the daemon tells them apart by address.
+    `FileDescriptorName=${service.replace(/[^A-Za-z0-9_.-]/g, '_')}`,
+    // Unix socket files belong to the daemon's user, as the ones it binds itself.
+    `SocketUser=${user}`,
+    'SocketMode=0600',
+    `Service=${service}.service`,
+    '',
+    '[Install]',
+    'WantedBy=sockets.target',
+    ''
+  ].join('\n')
+}
+
+/**
+ * A canonical `listen` entry as ListenStream= takes it: a port alone is every interface,
+ * IPv6 and IPv4, as sup binds it.
+ * @param {string} entry
+ */
+export function listenStream (entry) {
+  const spec = parseListenEntry(entry)
+  if ('error' in spec) throw new Error(`not a listen entry: ${entry}`)
+  if (spec.kind === 'unix') return spec.path
+  if (spec.host === null) return String(spec.port)
+  const host = spec.host === 'localhost' ? '127.0.0.1' : spec.host
+  return host.includes(':') ? `[${host}]:${spec.port}` : `${host}:${spec.port}`
 }
 
 /**
