@@ -125,7 +125,9 @@ export class LogSink extends EventEmitter {
     const onIdle = () => {
       idle = null
       if (!partial || this.closed) return
-      if (chunksSinceArmed > 0) return armIdle()
+      // Chunks came meanwhile, or we paused the stream ourselves (its files are congested,
+      // hold()): the rest of the line may be waiting in the pipe, so wait again.
+      if (chunksSinceArmed > 0 || readable.isPaused()) return armIdle()
       writePartial()
     }
     const armIdle = () => {

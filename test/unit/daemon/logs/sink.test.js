@@ -219,6 +219,33 @@ describe('LogSink', () => {
     await closeSink(sink)
   })
 
+  test('a partial line in a stream paused for a congested file is not cut: the rest may be waiting in the pipe', async (t) => {
+    const clock = fakeClock()
+    const { sink, emitted } = await makeSink(t, {}, { timers: clock.timers, maxPause: 10 * PARTIAL_IDLE_MS, files: new LogFiles({ logger: pino({ level: 'silent' }), limits: { highWater: 16 } }) })
+    const input = new PassThrough()
+    sink.attach(input, { id: 0, instance: 0, stream: 'out' })
+    const lines = () => emitted.map((e) => e.line)
+    input.write('a line that is longer than highWater\nthe start of the next')
+    assert.equal(input.isPaused(), true)
+    // The file stays congested (a slow disk) until the test says otherwise.
+    const file = /** @type {import('../../../../daemon/logs/file.js').LogFile} */ (sink.opened.values().next().value)
+    const congested = file.congested.bind(file)
+    file.congested = () => true
+    await flush()
+    await clock.advance(3 * PARTIAL_IDLE_MS)
+    assert.equal(input.isPaused(), true)
+    assert.deepEqual(lines(), ['a line that is longer than highWater'], 'held: the partial line waits')
+    file.congested = congested
+    if (file.congested()) await once(file, 'drain')
+    else file.emit('drain')
+    assert.equal(input.isPaused(), false)
+    input.write(' and its end\n')
+    await flush()
+    assert.deepEqual(lines(), ['a line that is longer than highWater', 'the start of the next and its end'])
+    input.end()
+    await closeSink(sink)
+  })
+
   test('attach(null) is a no-op', async (t) => {
     const { sink } = await makeSink(t)
     sink.attach(null, { id: 0, instance: 0, stream: 'out' })
