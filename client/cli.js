@@ -253,8 +253,8 @@ export async function main (argv, io) {
     .action(action('update', (mod, ctx) => mod.run(ctx)))
 
   program.command('init [mode]').alias('ecosystem')
-    .description('write a sample ./ecosystem.config.js (mode "simple": one app, name and script only)')
-    .option('-f, --force', 'write over an ecosystem.config.js already there')
+    .description('write a sample ./ecosystem.config.js, keeping one already there as ecosystem.config.js.bak (mode "simple": one app, name and script only)')
+    .option('-f, --force', 'accepted, as in PM2: the sample is written over a file already there anyway')
     .action(action('init', (mod, ctx) => mod.run(ctx.args[0], ctx)))
 
   // PM2's module settings (pm2 set pm2-logrotate:max_size 10M) have no store to write to in sup.

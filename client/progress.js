@@ -13,6 +13,7 @@ export function formatProgress (event) {
   switch (event.phase) {
     case 'begin':
       if (event.op === 'scale') return `scaling ${name} from ${event.from} to ${event.to} worker${event.to === 1 ? '' : 's'}`
+      if (event.strategy === 'restart' && event.node) return `${name} moves to node ${event.node.version} (${event.node.path}): a cluster app changes node by a restart (stop, then start)`
       if (event.strategy === 'restart') return `${name} runs in fork mode: reload falls back to restart (stop, then start)`
       return `${op === 'reload' ? 'reloading' : 'replacing'} ${plural(event.workers, 'worker')} of ${name} (surge ${event.surge}, max unavailable ${event.maxUnavailable})` +
         (event.config ? ', with the settings of the config file' : '') + (event.env ? ', with the current environment' : '')

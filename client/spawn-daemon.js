@@ -8,6 +8,7 @@ import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { readHandshake } from '../ipc/daemon-handshake.js'
 import { SupError } from '../ipc/errors.js'
+import { readListenFds, withListenPid, withoutListenVars } from '../ipc/listen-fds.js'
 import { resolvePaths } from '../ipc/paths.js'
 
 const DAEMON_MAIN = fileURLToPath(new URL('../daemon/main.cjs', import.meta.url))
@@ -60,11 +61,19 @@ export function takeEarlyStart () {
 export async function startDaemon (paths, daemonEnv = {}) {
   mkdirSync(paths.home, { recursive: true, mode: 0o700 })
   const log = openSync(paths.daemonLog, 'a', 0o600)
-  const child = spawn(process.execPath, [DAEMON_MAIN], {
+  // Socket-activated (systemd ran this CLI, e.g. the unit's `sup ping`): the sockets are for
+  // the daemon. They keep their numbers (3, 4, …; the IPC channel comes after them) and a shell
+  // exec()s the daemon with LISTEN_PID set to its own pid, as systemd does after its fork.
+  const activation = readListenFds(process.env, process.pid)
+  const env = { ...withoutListenVars(process.env), ...daemonEnv }
+  const plain = { command: process.execPath, args: [DAEMON_MAIN] }
+  const { command, args } = activation ? withListenPid(plain) : plain
+  if (activation) Object.assign(env, { LISTEN_FDS: String(activation.fds.length), LISTEN_FDNAMES: activation.names.join(':') })
+  const child = spawn(command, args, {
     detached: true,
-    stdio: ['ignore', log, log, 'ipc'],
+    stdio: ['ignore', log, log, ...(activation?.fds ?? []), 'ipc'],
     cwd: paths.home,
-    env: { ...process.env, ...daemonEnv }
+    env
   })
   closeSync(log)
   try {

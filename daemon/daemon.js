@@ -4,6 +4,7 @@
 // socket, supervise; on shutdown stop every app, mark the dump cleanly stopped, close.
 import { mkdirSync, readFileSync } from 'node:fs'
 import { balanceFromEnv } from '../ipc/balance.js'
+import { LISTEN_VARS } from '../ipc/listen-fds.js'
 import { resolvePaths } from '../ipc/paths.js'
 import { guardHome } from './home-guard.js'
 import { acquireLock } from './lock.js'
@@ -13,9 +14,11 @@ import { MetricsEndpoint } from './metrics/endpoint.js'
 import { guardMemory } from './metrics/memory-guard.js'
 import { agentIntervalFor, metricsEvent, Sampler } from './metrics/sampler.js'
 import { readDaemonOptions } from './options.js'
+import { writePidCopy } from './pid-copy.js'
 import { Persistence } from './dump/persistence.js'
 import { startServer } from './server.js'
 import { setBalance } from './spawn-worker.js'
+import { InheritedSockets } from './sockets/inherited-sockets.js'
 import { Supervisor } from './supervisor.js'
 
 export const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
@@ -48,15 +51,21 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   mkdirSync(paths.home, { recursive: true, mode: 0o700 })
   mkdirSync(paths.logs, { recursive: true, mode: 0o700 })
   const balance = balanceFromEnv(env)
-  const { sampleInterval, metrics, shutdownWithMessage } = readDaemonOptions(argv, env)
+  const { sampleInterval, metrics, shutdownWithMessage, pidFile } = readDaemonOptions(argv, env, paths.home)
   const releaseLock = acquireLock(paths.pidFile, paths.home)
+  const removePidCopy = writePidCopy(pidFile, logger)
   setBalance(balance)
 
   const logDefaults = readLogDefaults(env, (message) => logger.warn(`${message}; using the default`))
+  // Socket activation: systemd's sockets are the daemon's alone; no app or helper inherits
+  // the variables (an app with `listen` gets its own, docs/deploy.md#socket-activation).
+  const inherited = InheritedSockets.fromEnv(env, process.pid, { logger })
+  for (const key of LISTEN_VARS) delete env[key]
   const supervisor = new Supervisor({
     logsDir: paths.logs,
     logger,
     logDefaults,
+    inherited,
     shutdownWithMessage,
     // The agent reports on a multiple of the sampler's cadence; without sampling it stays quiet.
     agentEnv: sampleInterval > 0 ? { SUP_AGENT_METRICS_MS: String(agentIntervalFor(sampleInterval)) } : {}
@@ -88,6 +97,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
       }
     })
   } catch (err) {
+    removePidCopy()
     releaseLock()
     throw err
   }
@@ -132,6 +142,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
       const writeDump = persistence?.beginShutdown()
       await supervisor.stopAll()
       await writeDump?.()
+      removePidCopy()
       releaseLock()
       logger.info('daemon stopped')
       // Closing the socket is the CLI's sign that everything is down, so it comes last.
@@ -159,7 +170,9 @@ function exportWorker (worker) {
     running: state.pid !== null,
     restarts: state.restarts,
     startedAt: state.startedAt,
-    usage: worker.usage
+    usage: worker.usage,
+    ready: worker.app.config.readiness ? state.probeReady : null,
+    livenessRestarts: state.livenessRestarts
   }
 }
 

@@ -8,6 +8,8 @@ import cluster from 'node:cluster'
 import { EventEmitter } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { APP_MESSAGES, dispatch, toAgent, workerActOf } from '../ipc/agent-protocol.js'
+import { withListenPid } from '../ipc/listen-fds.js'
+import { forkOnRuntime } from './node-runtime/primaries.js'
 
 export const AGENT_PATH = fileURLToPath(new URL('./agent/agent.cjs', import.meta.url))
 
@@ -27,7 +29,8 @@ export function setBalance (balance) {
  * @property {import('node:stream').Readable | null} stdout
  * @property {import('node:stream').Readable | null} stderr
  * @property {(message: unknown) => void} send
- * @property {EventEmitter} events 'exit' (code, signal), 'listening', 'ready', 'drained', 'metrics' (agent report), 'message' (msg)
+ * @property {EventEmitter} events 'exit' (code, signal), 'listening', 'ready', 'drained', 'metrics' (agent report), 'message' (msg),
+ *   and 'spawned' (pid) when pid was not known at once (a cluster worker on another node, forked by its primary)
  */
 
 /**
@@ -73,10 +76,15 @@ export function replacingEnv (env) {
  * @param {import('../ipc/app-config.js').AppConfig} config
  * @param {Record<string, string>} env the worker's whole environment (nothing is added from the daemon's)
  * @param {import('./sockets/held-sockets.js').HandOver | null} [sockets] the app's held sockets (fork mode, `listen`)
+ * @param {import('./node-runtime/resolve.js').Runtime | null} [runtime] the program it runs on (null: the daemon's node, or the interpreter as named)
  * @returns {SpawnedWorker}
  */
-export function spawnWorker (config, env, sockets = null) {
-  return config.exec_mode === 'cluster' ? forkClusterWorker(config, env) : spawnForkWorker(config, env, sockets)
+export function spawnWorker (config, env, sockets = null, runtime = null) {
+  if (config.exec_mode !== 'cluster') return spawnForkWorker(config, env, sockets, runtime)
+  if (runtime === null || runtime.own) return forkClusterWorker(config, env)
+  // Another node: its own primary forks the worker (daemon/node-runtime/primary.cjs).
+  const spec = { exec: config.script, args: config.args, execArgv: [...config.interpreter_args, '--require', AGENT_PATH], cwd: config.cwd }
+  return forkOnRuntime(runtime.path, spec, env, clusterWorkerMessages)
 }
 
 /**
@@ -114,10 +122,11 @@ function forkClusterWorker (config, env) {
  * @param {import('../ipc/app-config.js').AppConfig} config
  * @param {Record<string, string>} env
  * @param {import('./sockets/held-sockets.js').HandOver | null} sockets
+ * @param {import('./node-runtime/resolve.js').Runtime | null} runtime
  * @returns {SpawnedWorker}
  */
-function spawnForkWorker (config, env, sockets) {
-  const plain = buildCommand(config)
+function spawnForkWorker (config, env, sockets, runtime) {
+  const plain = buildCommand(config, runtime)
   const { command, args, node } = withParentDeathSignal(sockets ? withListenPid(plain) : plain)
   // Held sockets become the child's fds 3, 4, … as systemd passes them; the IPC channel
   // (node workers) comes after them, wherever NODE_CHANNEL_FD says.
@@ -157,28 +166,18 @@ function spawnForkWorker (config, env, sockets) {
 /**
  * argv for a fork-mode worker.
  * @param {import('../ipc/app-config.js').AppConfig} config
+ * @param {import('./node-runtime/resolve.js').Runtime | null} [runtime] where the node (or bun, deno) was found
  */
-export function buildCommand (config) {
+export function buildCommand (config, runtime = null) {
   if (config.interpreter === null) {
-    return { command: process.execPath, args: [...config.interpreter_args, '--require', AGENT_PATH, config.script, ...config.args], node: true }
+    return { command: runtime?.path ?? process.execPath, args: [...config.interpreter_args, '--require', AGENT_PATH, config.script, ...config.args], node: true }
   }
   if (config.interpreter === 'none') return { command: config.script, args: config.args, node: false }
-  return { command: config.interpreter, args: [...config.interpreter_args, config.script, ...config.args], node: false }
+  return { command: runtime?.path ?? config.interpreter, args: [...config.interpreter_args, config.script, ...config.args], node: false }
 }
 
-/** The exec wrapper that sets LISTEN_PID: a POSIX shell, present on every system sup runs on. */
-export const LISTEN_PID_SHELL = '/bin/sh'
-
-/**
- * systemd's LISTEN_PID must be the pid of the process the sockets are for, and consumers
- * (sd_listen_fds, gunicorn, go-systemd) ignore LISTEN_FDS when it is not theirs. spawn()
- * cannot know the pid before the fork, so, as systemd does after its fork, a shell sets it
- * to its own pid ($$) and exec()s the real command, which keeps that pid.
- * @param {{ command: string, args: string[], node: boolean }} cmd
- */
-export function withListenPid (cmd) {
-  return { ...cmd, command: LISTEN_PID_SHELL, args: ['-c', 'LISTEN_PID=$$; export LISTEN_PID; exec "$@"', 'sup-listen', cmd.command, ...cmd.args] }
-}
+// The exec wrapper that sets LISTEN_PID is shared with the CLI, which starts a socket-activated daemon the same way.
+export { LISTEN_PID_SHELL, withListenPid } from '../ipc/listen-fds.js'
 
 /** null: not looked for yet; false: not available. */
 /** @type {string | false | null} */

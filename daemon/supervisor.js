@@ -15,6 +15,8 @@ import { reloadApps, reloadByTrigger, replaceWorker, scaleApp } from './rollout/
 import { matchTarget, resolveTargets } from './resolve-targets.js'
 import { metricsEvent } from './metrics/sampler.js'
 import { HeldSockets } from './sockets/held-sockets.js'
+import { InheritedSockets } from './sockets/inherited-sockets.js'
+import { resolveRuntime } from './node-runtime/resolve.js'
 
 /**
  * @typedef {import('./worker.js').Worker} Worker
@@ -30,18 +32,22 @@ import { HeldSockets } from './sockets/held-sockets.js'
 function pickGiven (config, given) {
   const keys = new Set(given)
   if (keys.has('watch')) keys.add('watch_paths')
+  // --interpreter /path/to/node or node@22 is kept in runtime (docs/config.md#which-node-runs-an-app).
+  if (keys.has('interpreter')) keys.add('runtime')
   return Object.fromEntries(Object.entries(config).filter(([key]) => keys.has(key)))
 }
 
 export class Supervisor extends EventEmitter {
   /**
-   * @param {{ logsDir: string, logger: import('pino').Logger, effects?: import('./app/effects.js').Effects, logDefaults?: import('./logs/defaults.js').LogRotation, agentEnv?: Record<string, string>, shutdownWithMessage?: boolean }} options
+   * @param {{ logsDir: string, logger: import('pino').Logger, effects?: import('./app/effects.js').Effects, logDefaults?: import('./logs/defaults.js').LogRotation, agentEnv?: Record<string, string>, shutdownWithMessage?: boolean, inherited?: InheritedSockets }} options
    *   effects: spawn, timers, clock, process tree and balancing for every worker (tests pass fakes);
    *   agentEnv: extra variables for node workers' agent (the sampling interval);
-   *   shutdownWithMessage: stop every node worker with a "shutdown" message (daemon-wide)
+   *   shutdownWithMessage: stop every node worker with a "shutdown" message (daemon-wide);
+   *   inherited: sockets systemd passed to the daemon, for the apps whose `listen` they serve
    */
-  constructor ({ logsDir, logger, effects = REAL_EFFECTS, logDefaults = LOG_DEFAULTS, agentEnv = {}, shutdownWithMessage = false }) {
+  constructor ({ logsDir, logger, effects = REAL_EFFECTS, logDefaults = LOG_DEFAULTS, agentEnv = {}, shutdownWithMessage = false, inherited = new InheritedSockets() }) {
     super()
+    this.inherited = inherited
     this.agentEnv = agentEnv
     this.shutdownWithMessage = shutdownWithMessage
     this.logger = logger
@@ -78,19 +84,43 @@ export class Supervisor extends EventEmitter {
       else throw new SupError('SUP_ERR_APP_ALREADY_EXISTS', { name: config.name })
     }
     checkDependencies(configs, new Map([...this.apps.values()].map((app) => [app.name, app.config.depends_on ?? []])))
+    // A node, bun or deno that cannot be found refuses the start before anything runs.
+    for (const config of configs) resolveRuntime(config, { ...shellEnv, ...config.env })
     const restarting = present.map(({ app, config }) => this.restartApp(app, config, existing === 'restart' ? shellEnv : app.shellEnv))
     const apps = fresh.map((config) => {
       const app = this.addApp(Object.freeze({ ...config }), shellEnv)
       this.logger.info({ app: config.name, mode: config.exec_mode, instances: config.instances }, 'starting app')
       return app
     })
-    // Each app starts once its dependencies are ready (depends_on); the others at once.
+    // autostart: false registers the app stopped, held like one `sup stop` stopped.
+    for (const app of apps) if (!app.config.autostart) for (const worker of app.workers) worker.held = true
+    await this.launchInOrder(apps.filter((app) => app.config.autostart).map((app) => ({ app, workers: app.workers })))
+    const started = apps.flatMap((app) => app.workers)
+    // The first attempt decided (up, given up on, or waiting to retry), as PM2's start answers;
+    // past the deadline, answer with the rows as they are: the CLI names those not online.
+    await Promise.all([settle(started, isDecided).catch(tolerateTimeout), ...restarting])
+    // In the order of the configs, as they were asked for.
+    return configs.flatMap((config) => this.apps.get(config.name)?.workers.map((w) => w.row()) ?? [])
+  }
+
+  /**
+   * Start workers of apps just registered, each app once its dependencies (depends_on) are
+   * ready: every worker online, which with a readiness probe means the probe passed. A
+   * dependency in the batch is waited for through its own launch, one the daemon runs already
+   * as it is, each at most its start deadline; names the daemon does not know are left out (a
+   * restore whose dependency was not saved). An app whose dependencies are not ready is held,
+   * as `sup stop` leaves it (`sup restart` starts it). Shared by `sup start`, `sup resurrect` and
+   * the restore after a crash, so all three start in the same order. An app without
+   * dependencies starts before this returns its promise.
+   * @param {Array<{ app: App, workers: Worker[] }>} batch workers: those to start
+   */
+  async launchInOrder (batch) {
     /** @type {Map<string, Promise<void>>} */
     const launches = new Map()
     /** @type {Map<string, Promise<boolean>>} */
     const readiness = new Map()
     const isReady = async (/** @type {string} */ name) => {
-      await null // every launch of this start is registered by then
+      await null // every launch of the batch is registered by then
       await launches.get(name)
       const app = this.apps.get(name)
       if (!app) return false
@@ -101,27 +131,21 @@ export class Supervisor extends EventEmitter {
       if (!readiness.has(name)) readiness.set(name, isReady(name))
       return /** @type {Promise<boolean>} */ (readiness.get(name))
     }
-    const launch = async (/** @type {App} */ app) => {
-      const { config } = app
-      const deps = config.autostart ? config.depends_on ?? [] : []
-      const verdicts = await Promise.all(deps.map(readyOf))
+    const launch = async (/** @type {{ app: App, workers: Worker[] }} */ { app, workers }) => {
+      const deps = workers.length > 0 ? (app.config.depends_on ?? []).filter((name) => this.apps.has(name)) : []
+      const verdicts = deps.length > 0 ? await Promise.all(deps.map(readyOf)) : []
       const unready = deps.filter((_, i) => !verdicts[i])
       if (unready.length > 0) this.logger.warn({ app: app.name, unready }, 'not started: a dependency (depends_on) is not ready')
-      // autostart: false registers the app stopped, held like one `sup stop` stopped; so is
-      // an app whose dependencies are not ready (sup restart starts it).
-      for (const worker of app.workers) {
-        if (config.autostart && unready.length === 0) worker.dispatch({ type: 'start' })
+      // Deleted, or stopped by another command, while it waited: leave it be.
+      if (this.apps.get(app.name) !== app) return
+      for (const worker of workers) {
+        if (worker.held) continue
+        if (unready.length === 0) worker.dispatch({ type: 'start' })
         else worker.held = true
       }
     }
-    for (const app of apps) launches.set(app.name, launch(app))
+    for (const entry of batch) launches.set(entry.app.name, launch(entry))
     await Promise.all(launches.values())
-    const started = apps.flatMap((app) => app.workers)
-    // The first attempt decided (up, given up on, or waiting to retry), as PM2's start answers;
-    // past the deadline, answer with the rows as they are: the CLI names those not online.
-    await Promise.all([settle(started, isDecided).catch(tolerateTimeout), ...restarting])
-    // In the order of the configs, as they were asked for.
-    return configs.flatMap((config) => this.apps.get(config.name)?.workers.map((w) => w.row()) ?? [])
   }
 
   /**
@@ -147,7 +171,7 @@ export class Supervisor extends EventEmitter {
    */
   addApp (config, shellEnv) {
     // Bound first: an address in use refuses the app before anything of it exists.
-    const sockets = config.listen.length > 0 && config.exec_mode === 'fork' ? HeldSockets.bind(config.listen, { app: config.name }) : null
+    const sockets = config.listen.length > 0 && config.exec_mode === 'fork' ? HeldSockets.bind(config.listen, { app: config.name, inherited: this.inherited }) : null
     const app = new App({ config, shellEnv, sockets, logging: this.logging, logger: this.logger, nextId: () => this.takeId(), spareId: () => this.spareId(), effects: this.effects, agentEnv: this.agentEnv, shutdownWithMessage: this.shutdownWithMessage })
     for (const topic of ['app.state', 'log', 'reload.progress']) app.on(topic, (data) => this.emit(topic, data))
     app.on('trigger', (reason) => { if (this.apps.get(app.name) === app) reloadByTrigger(app, reason) })
@@ -239,8 +263,11 @@ export class Supervisor extends EventEmitter {
    */
   async restart (targets, { shellEnv, cwd, update, toggleWatch } = {}) {
     const workers = this.resolve(targets, { cwd })
+    const apps = new Set(workers.map((w) => this.appOf(w)))
+    // A node that cannot be found refuses the restart before any worker stops.
+    for (const app of apps) resolveRuntime(app.config, { ...(shellEnv ?? app.shellEnv), ...app.config.env })
     if (update?.name) this.rename(workers, update.name)
-    for (const app of new Set(workers.map((w) => this.appOf(w)))) {
+    for (const app of apps) {
       let config = update ? updateConfig(app.config, update) : app.config
       if (toggleWatch) config = Object.freeze({ ...config, watch: !app.config.watch })
       const changed = config !== app.config

@@ -9,6 +9,7 @@ import { emptyUsage } from './metrics/sampler.js'
 import { REAL_EFFECTS } from './app/effects.js'
 import { TOKEN_VAR } from './process-tree.js'
 import { buildWorkerEnv, usesAgent } from './spawn-worker.js'
+import { resolveRuntime } from './node-runtime/resolve.js'
 
 /** Processes started by this daemon, for the tokens. */
 let spawnCount = 0
@@ -27,13 +28,15 @@ let spawnCount = 0
 
 export class Worker extends EventEmitter {
   /**
-   * @param {{ id: number, instance: number, app: AppRuntime, logger: import('pino').Logger, effects?: import('./app/effects.js').Effects, agentEnv?: Record<string, string>, shutdownWithMessage?: boolean }} options
+   * @param {{ id: number, instance: number, app: AppRuntime, logger: import('pino').Logger, effects?: import('./app/effects.js').Effects, agentEnv?: Record<string, string>, shutdownWithMessage?: boolean, siblings?: () => Worker[] }} options
    *   effects: spawn, timers, clock and process tree (tests pass fakes);
    *   agentEnv: extra variables for node workers, read (and removed) by the agent;
-   *   shutdownWithMessage: the daemon's setting, for node workers whatever their app's
+   *   shutdownWithMessage: the daemon's setting, for node workers whatever their app's;
+   *   siblings: the app's workers, whose node a cluster worker keeps (pinnedRuntime)
    */
-  constructor ({ id, instance, app, logger, effects = REAL_EFFECTS, agentEnv = {}, shutdownWithMessage = false }) {
+  constructor ({ id, instance, app, logger, effects = REAL_EFFECTS, agentEnv = {}, shutdownWithMessage = false, siblings = () => [] }) {
     super()
+    this.siblings = siblings
     this.id = id
     this.instance = instance
     this.app = app
@@ -74,6 +77,9 @@ export class Worker extends EventEmitter {
     /** The pid of the process its readiness gate holds closed (cluster mode), or null. */
     /** @type {number | null} */
     this.gatedPid = null
+    /** What the process last started runs on (docs/config.md#interpreter); null for other interpreters. */
+    /** @type {import('./node-runtime/resolve.js').Runtime | null} */
+    this.runtime = null
   }
 
   /**
@@ -142,13 +148,42 @@ export class Worker extends EventEmitter {
       const report = current() && readAgentReport(message)
       if (report) this.agent = { ...report, at: this.now() }
     })
-    if (proc.pid !== undefined) {
-      // Its start time bounds the sweep for what it leaves behind (reapOrphans).
-      const pid = proc.pid
-      this.startTime = this.effects.tree.read(pid).then((p) => p?.startTime ?? null, () => null)
-      this.logger.info({ workerPid: proc.pid }, 'spawned')
-      this.dispatch({ type: 'spawned', pid: proc.pid })
-    }
+    if (proc.pid !== undefined) this.spawned(proc, proc.pid)
+    // A cluster worker on another node: its primary tells the pid a moment later.
+    else proc.events.once('spawned', (pid) => { if (current()) this.spawned(proc, pid) })
+  }
+
+  /**
+   * The node a new process of this worker would run on now (throws a SupError when there is none).
+   * @returns {import('./node-runtime/resolve.js').Runtime | null}
+   */
+  nextRuntime () {
+    return resolveRuntime(this.app.config, { ...this.app.shellEnv, ...this.app.config.env })
+  }
+
+  /**
+   * In cluster mode, the node the app's other running workers run on: a primary on another
+   * node could not listen on the port theirs holds. A cluster app moves to another node by
+   * stopping all its workers first (restartWorkers in daemon/app/app.js).
+   * @returns {import('./node-runtime/resolve.js').Runtime | null}
+   */
+  pinnedRuntime () {
+    if (this.app.config.exec_mode !== 'cluster') return null
+    const running = this.siblings().find((w) => w !== this && w.runtime !== null && isRunning(w.state) && w.app.config.exec_mode === 'cluster')
+    return running?.runtime ?? null
+  }
+
+  /**
+   * @param {import('./spawn-worker.js').SpawnedWorker} proc
+   * @param {number} pid
+   */
+  spawned (proc, pid) {
+    // Its start time bounds the sweep for what it leaves behind (reapOrphans).
+    this.startTime = this.effects.tree.read(pid).then((p) => p?.startTime ?? null, () => null)
+    this.logger.info({ workerPid: pid }, 'spawned')
+    // Stopped before its pid was known: the stop ladder had nothing to signal yet.
+    if (this.state.status === STATUS.STOPPING) this.effects.tree.signal(pid, 'SIGKILL')
+    this.dispatch({ type: 'spawned', pid })
   }
 
   /**
@@ -184,7 +219,11 @@ export class Worker extends EventEmitter {
    */
   trySpawn (config, env) {
     try {
-      return this.effects.spawn(config, env, this.app.sockets?.handOver() ?? null)
+      // Resolved for every process (a restart after `nvm install` and a new .nvmrc takes the new
+      // node), but a cluster worker stays on its running siblings' node: their primary holds the port.
+      this.runtime = null
+      this.runtime = this.pinnedRuntime() ?? this.nextRuntime()
+      return this.effects.spawn(config, env, this.app.sockets?.handOver() ?? null, this.runtime)
     } catch (err) {
       this.logger.error({ err }, 'could not start the process')
       const events = new EventEmitter()
@@ -299,6 +338,7 @@ export class Worker extends EventEmitter {
       ready: this.app.config.readiness ? state.probeReady : null,
       liveness_restarts: state.livenessRestarts,
       last_restart: state.lastRestart,
+      runtime: this.runtime && { kind: this.runtime.kind, path: this.runtime.path, version: this.runtime.version, source: this.runtime.source },
       ...this.app.logs.statusFor(this.instance)
     }
   }

@@ -11,7 +11,8 @@
  * @property {string} cwd absolute
  * @property {'cluster' | 'fork'} exec_mode
  * @property {number} instances
- * @property {string | null} interpreter null runs the script with the daemon's own node
+ * @property {string | null} interpreter null runs the script with node (which one: `runtime`); else another program (python3, bun, ...) or "none"
+ * @property {string | null} runtime the node a node app asks for: a path or "node@22"; null = `.nvmrc` / `.node-version` in its cwd, else the daemon's own (docs/config.md#interpreter)
  * @property {string[]} interpreter_args node args for node apps, interpreter args otherwise
  * @property {Record<string, string>} env the app's own env (config + --env), not the caller's shell
  * @property {string} instance_var
@@ -76,6 +77,7 @@ export const APP_DEFAULTS = Object.freeze({
   exec_mode: /** @type {'fork'} */ ('fork'),
   instances: 1,
   interpreter: null,
+  runtime: null,
   interpreter_args: [],
   env: {},
   instance_var: 'NODE_APP_INSTANCE',
@@ -159,6 +161,7 @@ export const APP_CONFIG_SCHEMA = {
     exec_mode: { type: 'string', enum: ['cluster', 'fork'] },
     instances: { type: 'integer', minimum: 1, maximum: 1024 },
     interpreter: nullableStr,
+    runtime: nullableStr,
     interpreter_args: strList,
     env: ENV_RECORD,
     instance_var: { type: 'string', minLength: 1, maxLength: 256 },

@@ -43,7 +43,8 @@
  * @typedef {RolloutSummary & { name: string, code: string | null }} RolloutOutcome one app's result of app.reload / app.scale
  *
  * @typedef {{ name: string, op: 'reload' | 'scale' | 'replace', at: number }} ProgressBase
- * @typedef {Omit<ProgressBase, 'op'> & { op: 'reload', phase: 'begin', strategy: 'rolling' | 'restart', workers: number, surge: number, maxUnavailable: number, config: boolean, env: boolean }} ReloadBegin
+ * @typedef {Omit<ProgressBase, 'op'> & { op: 'reload', phase: 'begin', strategy: 'rolling' | 'restart', workers: number, surge: number, maxUnavailable: number, config: boolean, env: boolean, node?: { version: string, path: string } }} ReloadBegin
+ *   node: set when a cluster app moves to another node, which makes the reload a restart
  * @typedef {Omit<ProgressBase, 'op'> & { op: 'scale', phase: 'begin', from: number, to: number }} ScaleBegin
  * @typedef {ProgressBase & WorkerRef & { phase: 'start', total: number }} ProgressStart a new worker was spawned
  * @typedef {ProgressBase & WorkerRef & { phase: 'ready', ready: number, total: number, retiring: WorkerRef[] }} ProgressReady

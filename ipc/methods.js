@@ -28,6 +28,8 @@ import { APP_CONFIG_SCHEMA, ENV_RECORD } from './app-config.js'
  * @property {boolean | null} [ready] its readiness probe passes now; null when the app has none (docs/probes.md)
  * @property {number} [liveness_restarts] restarts because its liveness probe failed
  * @property {{ reason: string, at: number } | null} [last_restart] why sup last restarted it on its own (a failed liveness probe), and when
+ * @property {{ kind: 'node' | 'bun' | 'deno', path: string, version: string, source: string } | null} [runtime] the program its process runs on
+ *   (node: its `process.version`); null for other interpreters and before its first start (docs/config.md#interpreter)
  */
 
 export { PROTOCOL_VERSION } from './version.js'

@@ -1,6 +1,7 @@
 // @ts-check
 // Run before `npm test` (package.json "pretest"): the suite drives `sup monit` in a real
-// terminal (tmux) and changes a daemon's clock (libfaketime). When one is missing and we are
+// terminal (tmux), changes a daemon's clock (libfaketime) and socket-activates a daemon with
+// systemd's own systemd-socket-activate (package systemd). When one is missing and we are
 // root on a Debian-like system, install it, so that `npm ci && npm test` is all the set-up a
 // fresh machine needs (README); otherwise say what to install, in one line.
 import { spawnSync } from 'node:child_process'
@@ -9,6 +10,7 @@ import { existsSync } from 'node:fs'
 /** Debian package → how to tell it is there. */
 const NEEDED = [
   { pkg: 'tmux', present: () => spawnSync('tmux', ['-V']).status === 0 },
+  { pkg: 'systemd', present: () => spawnSync('systemd-socket-activate', ['--version']).status === 0 },
   { pkg: 'libfaketime', present: () => existsSync('/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1') || existsSync('/usr/lib/aarch64-linux-gnu/faketime/libfaketimeMT.so.1') }
 ]
 

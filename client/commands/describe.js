@@ -33,6 +33,7 @@ export async function run (target, { paths, io, opts }) {
       io.out(`last ${info.last_rollout.op}: ${describeRollout(info.last_rollout)}`)
       io.out('')
     }
+    for (const line of describeRuntimes(info.workers)) io.out(line)
     io.out(renderWorkers(info.workers))
     for (const line of describeProbes(config, info.workers)) io.out(line)
     const sampled = info.workers.filter((/** @type {any} */ w) => w.time !== null && w.time !== undefined)
@@ -55,6 +56,24 @@ export function describeRollout (rollout, now = Date.now()) {
   if (rollout.outcome === 'aborted') return `aborted ${ago}: ${rollout.reason}`
   const counts = rollout.started.length + rollout.retired.length > 0 ? `: ${rollout.started.length} new, ${rollout.retired.length} retired` : ''
   return `${rollout.outcome} ${ago} in ${rollout.ms} ms${counts}${rollout.outcome !== 'reloaded' && rollout.outcome !== 'scaled' && rollout.reason ? ` (${rollout.reason})` : ''}`
+}
+
+/**
+ * What the workers run on: "runtime node v22.11.0 /usr/local/bin/node (from .nvmrc)", one line
+ * per runtime (two while a reload moves the app to another node).
+ * @param {Array<{ runtime?: { kind: string, path: string, version: string, source: string } | null }>} workers
+ * @returns {string[]}
+ */
+export function describeRuntimes (workers) {
+  const seen = new Map()
+  for (const { runtime } of workers) {
+    if (!runtime) continue
+    const from = runtime.source === 'default' ? 'the daemon\'s own' : `from ${runtime.source}`
+    const line = `runtime ${runtime.kind} ${runtime.version} ${runtime.path} (${from})`
+    seen.set(line, (seen.get(line) ?? 0) + 1)
+  }
+  const lines = [...seen].map(([line, count]) => seen.size > 1 ? `${line}: ${count} worker(s)` : line)
+  return lines.length > 0 ? [...lines, ''] : []
 }
 
 /**

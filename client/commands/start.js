@@ -187,7 +187,7 @@ function splitForced (names, configs) {
 }
 
 /** What must be the same for a forced copy to join an app: what its workers run. */
-const SAME_RUN = /** @type {const} */ (['script', 'args', 'cwd', 'interpreter', 'interpreter_args', 'env'])
+const SAME_RUN = /** @type {const} */ (['script', 'args', 'cwd', 'interpreter', 'runtime', 'interpreter_args', 'env'])
 
 /**
  * Add a forced copy's workers to the app of its name, which runs them with its own config;

@@ -11,6 +11,7 @@ import { parseListen } from '../../ipc/listen.js'
 import { parseBytes } from '../../ipc/units.js'
 import { commandName, isCommandString, scriptOf, shellCommand } from './command.js'
 import { detectInterpreter, findOnPath } from './interpreter.js'
+import { isNodeSpec } from '../../ipc/node-spec.js'
 import { parseCronRestart, parseIgnoreWatch, parseWatch } from './triggers.js'
 import { parseDependsOn, parseProbe } from './probes.js'
 
@@ -51,6 +52,8 @@ export function normalizeApp (raw, { cwd, envName, cpus, source = null }) {
   // a command line runs in the shell as it is: an interpreter has no place in front of it
   const interpreterGiven = command === null && interpreterOption != null && interpreterOption !== ''
   const interpreter = interpreterGiven ? normalizeInterpreter(interpreterOption) : detected.interpreter
+  // a node asked for by path or version: still a node app (agent, cluster mode), on that node
+  const runtime = interpreterGiven ? nodeRuntimeOf(/** @type {string} */ (interpreterOption), appCwd) : null
   // shebang args apply only to the shebang's own interpreter
   const interpreterArgs = command !== null ? [] : raw.interpreter_args ?? raw.node_args ?? (interpreterGiven ? [] : detected.interpreterArgs)
   const forceFork = parseBoolean(raw.force_fork, 'force_fork', false)
@@ -66,6 +69,7 @@ export function normalizeApp (raw, { cwd, envName, cpus, source = null }) {
     exec_mode: resolveExecMode(raw.exec_mode, raw.instances != null, interpreter, forceFork),
     instances: raw.instances == null ? APP_DEFAULTS.instances : parseInstances(raw.instances, cpus),
     interpreter,
+    runtime,
     interpreter_args: parseArgList(interpreterArgs, 'interpreter_args'),
     env: mergeEnv(raw.env, envName ? raw[`env_${envName}`] : undefined, `env_${envName}`),
     instance_var: parseString(raw.instance_var, 'instance_var') ?? APP_DEFAULTS.instance_var,
@@ -185,9 +189,21 @@ function parseNamespace (value) {
 
 /** @param {unknown} value raw.interpreter, present */
 function normalizeInterpreter (value) {
-  if (typeof value !== 'string') throwInvalid('interpreter', value, 'must be a command or path, "node" or "none"')
-  if (value === 'node' || value.endsWith('/node')) return null
+  if (typeof value !== 'string') throwInvalid('interpreter', value, 'must be a command or path, "node", "node@22" or "none"')
+  if (isNodeSpec(value)) return null
   return value
+}
+
+/**
+ * The node an `interpreter` value asks for, kept as given ("node@22") or as an absolute path;
+ * null for plain "node" (the default rules) and for other interpreters.
+ * @param {string} value
+ * @param {string} cwd the app's, for a relative path
+ * @returns {string | null}
+ */
+function nodeRuntimeOf (value, cwd) {
+  if (value === 'node' || !isNodeSpec(value)) return null
+  return !value.startsWith('node@') && value.includes('/') ? path.resolve(cwd, value) : value
 }
 
 /**

@@ -15,10 +15,12 @@ export const SUP_BIN = fileURLToPath(new URL('../../bin/sup.cjs', import.meta.ur
 /**
  * @typedef {object} StartupTarget
  * @property {string} user
+ * @property {string} home the user's home folder
  * @property {string} supHome
  * @property {string} service unit name without ".service"
  * @property {string} unitDir
  * @property {string} unitFile
+ * @property {string} socketFile the .socket unit beside it (saved apps with `listen`)
  * @property {boolean} defaultDir the unit goes where systemd reads system units
  */
 
@@ -48,7 +50,7 @@ export function resolveTarget (opts, env) {
   const supHome = resolve(opts.home ?? (user === me.username && env.SUP_HOME ? env.SUP_HOME : join(home, '.sup')))
   const service = opts.serviceName ?? defaultServiceName(user)
   const unitDir = resolve(opts.unitDir ?? SYSTEM_UNIT_DIR)
-  return { user, supHome, service, unitDir, unitFile: join(unitDir, `${service}.service`), defaultDir: unitDir === SYSTEM_UNIT_DIR }
+  return { user, home, supHome, service, unitDir, unitFile: join(unitDir, `${service}.service`), socketFile: join(unitDir, `${service}.socket`), defaultDir: unitDir === SYSTEM_UNIT_DIR }
 }
 
 /**

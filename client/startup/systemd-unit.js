@@ -5,23 +5,27 @@
 // Type=forking, not Type=notify: the daemon would have to send READY=1 on $NOTIFY_SOCKET, a
 // unix datagram socket, which Node cannot open without a native module. With forking,
 // ExecStart is a short-lived `sup ping` that starts the daemon (detached, in the unit's
-// cgroup) and exits once it answers; systemd then reads the daemon's pid from daemon.pid.
+// cgroup) and exits once it answers; systemd then reads the daemon's pid from daemon.pid (pm2.pid in PM2's home).
+import { parseListenEntry } from '../../ipc/listen.js'
 
 /**
  * @typedef {object} UnitOptions
  * @property {string} user the account the daemon runs as
  * @property {string} supHome absolute SUP_HOME of that account
+ * @property {string} [pidFile] the daemon's pid file in it (pm2.pid where SUP_HOME is PM2's home)
  * @property {string} node absolute path of the node binary
  * @property {string} supBin absolute path of bin/sup.cjs
  * @property {string} path the PATH the daemon and its apps get (interpreters are found on it)
  * @property {string} version sup's version, for the header comment
+ * @property {string | null} [socket] the .socket unit that holds the saved apps' `listen`
+ *   sockets (renderSocketUnit), or null for none
  */
 
 /**
  * @param {UnitOptions} options
  * @returns {string}
  */
-export function renderSystemdUnit ({ user, supHome, node, supBin, path, version }) {
+export function renderSystemdUnit ({ user, supHome, pidFile = `${supHome}/daemon.pid`, node, supBin, path, version, socket = null }) {
   const sup = (/** @type {string} */ verb) => [node, supBin, verb].map(quoteExecArg).join(' ')
   return [
     `# Written by "sup startup" (sup ${version}); "sup unstartup" removes it.`,
@@ -31,13 +35,15 @@ export function renderSystemdUnit ({ user, supHome, node, supBin, path, version 
     `Description=${escapeValue(`sup process supervisor for ${user} (SUP_HOME ${supHome})`)}`,
     'After=network-online.target',
     'Wants=network-online.target',
+    // The socket unit's sockets are passed to ExecStart (sup ping), which hands them to the daemon.
+    ...(socket ? [`Requires=${socket}`, `After=${socket}`] : []),
     '',
     '[Service]',
     'Type=forking',
     `User=${user}`,
     `Environment=${quoteAssignment('SUP_HOME', supHome)}`,
     `Environment=${quoteAssignment('PATH', path)}`,
-    `PIDFile=${escapeValue(`${supHome}/daemon.pid`)}`,
+    `PIDFile=${escapeValue(pidFile)}`,
     `ExecStart=${sup('ping')}`,
     // "-": an app that fails to come online must not fail the unit (and stop every other app).
     `ExecStartPost=-${sup('resurrect')}`,
@@ -53,6 +59,51 @@ export function renderSystemdUnit ({ user, supHome, node, supBin, path, version 
     'WantedBy=multi-user.target',
     ''
   ].join('\n')
+}
+
+/**
+ * The .socket unit beside the service when saved apps have `listen`: systemd binds those
+ * sockets (before the daemon, and as root: ports below 1024 work for any user) and passes
+ * them to the service, whose daemon adopts them; connections made while it starts wait in
+ * their queues (docs/deploy.md#socket-activation).
+ * @param {{ user: string, service: string, listen: string[], version: string }} options
+ *   listen: canonical `listen` entries (ipc/listen.js)
+ * @returns {string}
+ */
+export function renderSocketUnit ({ user, service, listen, version }) {
+  return [
+    `# Written by "sup startup" (sup ${version}) for ${service}.service; "sup unstartup" removes it.`,
+    "# The sockets of the saved apps' listen setting, held by systemd and passed to sup's daemon.",
+    '[Unit]',
+    `Description=${escapeValue(`sockets of the sup apps of ${user}`)}`,
+    '',
+    '[Socket]',
+    ...listen.map((entry) => `ListenStream=${escapeValue(listenStream(entry))}`),
+    // One name for every socket of the unit (systemd's rule); the daemon tells them apart by address.
+    `FileDescriptorName=${service.replace(/[^A-Za-z0-9_.-]/g, '_')}`,
+    // Unix socket files belong to the daemon's user, as the ones it binds itself.
+    `SocketUser=${user}`,
+    'SocketMode=0600',
+    `Service=${service}.service`,
+    '',
+    '[Install]',
+    'WantedBy=sockets.target',
+    ''
+  ].join('\n')
+}
+
+/**
+ * A canonical `listen` entry as ListenStream= takes it: a port alone is every interface,
+ * IPv6 and IPv4, as sup binds it.
+ * @param {string} entry
+ */
+export function listenStream (entry) {
+  const spec = parseListenEntry(entry)
+  if ('error' in spec) throw new Error(`not a listen entry: ${entry}`)
+  if (spec.kind === 'unix') return spec.path
+  if (spec.host === null) return String(spec.port)
+  const host = spec.host === 'localhost' ? '127.0.0.1' : spec.host
+  return host.includes(':') ? `[${host}]:${spec.port}` : `${host}:${spec.port}`
 }
 
 /**

@@ -95,7 +95,7 @@ export class App extends EventEmitter {
    * @param {number} [id] the id it takes over (a reload's successor); a new one otherwise
    */
   addWorker (instance, runtime = this, id = this.nextId()) {
-    const worker = new Worker({ id, instance, app: runtime, logger: this.logger, effects: this.effects, agentEnv: this.agentEnv, shutdownWithMessage: this.shutdownWithMessage })
+    const worker = new Worker({ id, instance, app: runtime, logger: this.logger, effects: this.effects, agentEnv: this.agentEnv, shutdownWithMessage: this.shutdownWithMessage, siblings: () => this.workers })
     worker.on('state', (row) => {
       if (row.status === 'starting') this.refreshVersioning(worker.app.config)
       this.emit('app.state', row)
@@ -277,11 +277,41 @@ export function resizeWorkers (app, count) {
 }
 
 /**
+ * Whether running cluster workers would come back on another node than the one they run on.
+ * @param {Worker[]} workers
+ * @param {(worker: Worker) => import('../node-runtime/resolve.js').Runtime | null} [next] the node each would start on
+ */
+export function movesNode (workers, next = safeNextRuntime) {
+  return workers.some((w) => w.app.config.exec_mode === 'cluster' && isRunning(w.state) && w.runtime !== null && next(w)?.path !== w.runtime.path)
+}
+
+/**
+ * @param {Worker} worker
+ * @returns {import('../node-runtime/resolve.js').Runtime | null} null also when none can be found (its start fails and says why)
+ */
+function safeNextRuntime (worker) {
+  try {
+    return worker.nextRuntime()
+  } catch {
+    return null
+  }
+}
+
+/**
  * Stop and start workers (or start those that are not running), and wait until each is past
  * both; a restart takes a worker out of `sup stop`'s hold.
  * @param {Worker[]} workers
  */
 export async function restartWorkers (workers) {
+  // A cluster app moving to another node: its new primary can listen on the port only once
+  // the old one has let it go, so every worker stops before any starts (docs/reload.md).
+  if (movesNode(workers)) {
+    const running = workers.filter((w) => isRunning(w.state))
+    for (const worker of running) worker.dispatch({ type: 'stop' })
+    await settle(workers, isSettled).catch(tolerateTimeout)
+    // Counted as a restart, as a stop-then-start is.
+    for (const worker of running) worker.dispatch({ type: 'carry-restarts', restarts: worker.state.restarts + 1 })
+  }
   for (const worker of workers) {
     worker.held = false
     if (isRunning(worker.state)) {

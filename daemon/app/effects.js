@@ -21,7 +21,7 @@ import { checkFor } from '../probes/checks.js'
  * @property {(pid: number) => Promise<import('../process-tree.js').ProcInfo | null>} read one process
  *
  * @typedef {object} Effects
- * @property {(config: import('../../ipc/app-config.js').AppConfig, env: Record<string, string>, sockets?: import('../sockets/held-sockets.js').HandOver | null) => import('../spawn-worker.js').SpawnedWorker} spawn
+ * @property {(config: import('../../ipc/app-config.js').AppConfig, env: Record<string, string>, sockets?: import('../sockets/held-sockets.js').HandOver | null, runtime?: import('../node-runtime/resolve.js').Runtime | null) => import('../spawn-worker.js').SpawnedWorker} spawn
  * @property {Timers} timers
  * @property {() => number} now ms since the epoch, on a clock that never jumps (durations: uptime,
  *   min_uptime, backoff, timeouts)

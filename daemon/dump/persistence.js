@@ -79,7 +79,10 @@ export class Persistence extends EventEmitter {
     // `sup resurrect` reads: the state forgets them.
     if (plan.restore.length === 0) return
     const at = this.now()
-    for (const app of plan.restore) this.register(app, this.restoredEnv, { from: end, at })
+    const batch = plan.restore.map((app) => this.register(app, this.restoredEnv, { from: end, at }))
+    // In depends_on order, as `sup start`; not awaited: requests wait for open(), and a
+    // dependent may wait for its dependencies up to their start deadlines.
+    this.supervisor.launchInOrder(batch).catch((err) => this.logger.error({ err }, 'restoring apps failed'))
     this.recovery = { at, end, previous_pid: daemon.pid, apps: plan.restore.map((a) => a.config.name), ...reaped, source: loaded.source }
     this.logger.warn({ ...this.recovery, at: undefined }, end === 'crashed' ? 'the previous daemon died; restored its apps' : 'the machine restarted without a clean stop; restored the apps')
   }
@@ -97,7 +100,8 @@ export class Persistence extends EventEmitter {
     const plan = planRestore(loaded.dump.apps, { mode: 'resurrect', live: new Set(this.supervisor.apps.keys()) })
     const at = this.now()
     const apps = plan.restore.map((entry) => this.register(entry, shellEnv, { from: 'resurrect', at }))
-    await this.supervisor.settle(apps.flatMap((app) => app.started), isDecided).catch(tolerateTimeout)
+    await this.supervisor.launchInOrder(apps)
+    await this.supervisor.settle(apps.flatMap((app) => app.workers.filter((w) => !w.held)), isDecided).catch(tolerateTimeout)
     return {
       file: this.saveFile,
       source: loaded.source,
@@ -258,19 +262,19 @@ export class Persistence extends EventEmitter {
   }
 
   /**
-   * Add a dump entry to the supervisor and start the workers that were running.
+   * Add a dump entry to the supervisor; its workers that were running are for
+   * supervisor.launchInOrder to start.
    * @param {DumpApp} entry
    * @param {Record<string, string>} shellEnv
    * @param {{ from: string, at: number }} restored
+   * @returns {{ app: import('../app/app.js').App, workers: import('../worker.js').Worker[] }}
    */
   register (entry, shellEnv, restored) {
     const config = Object.freeze({ ...entry.config, instances: entry.workers.length })
     const app = this.supervisor.addApp(config, shellEnv)
     app.restored = restored
     this.logger.info({ app: config.name, from: restored.from, instances: config.instances }, 'restoring app')
-    const started = app.workers.filter((worker, i) => entry.workers[i].run)
-    for (const worker of started) worker.dispatch({ type: 'start' })
-    return { workers: app.workers, started }
+    return { app, workers: app.workers.filter((worker, i) => entry.workers[i].run) }
   }
 
   /** @param {string} message */

@@ -3,7 +3,7 @@
 // the folder), the previous version kept as dump.json.bak, read back with a fall back to the
 // .bak when dump.json is corrupt. PM2 writes its dump in place, so a crash or a full disk
 // mid-write leaves a truncated file and an empty process list (PM2 #1035, #2653, #3776).
-import { link, open, readFile, rename, unlink } from 'node:fs/promises'
+import { access, link, open, readFile, rename, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { SupError } from '../../ipc/errors.js'
 import { parseDump } from './format.js'
@@ -83,9 +83,11 @@ function ignoreMissing (err) {
 
 /**
  * Read the dump: dump.json, or dump.json.bak when dump.json is corrupt. A corrupt dump.json is
- * moved aside to dump.json.corrupt, so the next write does not push the good .bak out.
- * A missing dump.json means "nothing saved" (it was never written, or was removed on purpose),
- * not a reason to fall back. Never throws for a bad file: it says so in `warnings`.
+ * moved aside to dump.json.corrupt, so the next write does not push the good .bak out, and
+ * while dump.json is missing with a .corrupt beside it, the .bak is what was saved.
+ * A missing dump.json with no .corrupt beside it means "nothing saved" (it was never written,
+ * or was removed on purpose), not a reason to fall back. Never throws for a bad file: it says
+ * so in `warnings`.
  * @param {string} file
  * @returns {Promise<LoadedDump>}
  */
@@ -93,12 +95,18 @@ export async function loadDump (file) {
   /** @type {string[]} */
   const warnings = []
   const main = await readOne(file)
-  if (main.status === 'missing') return { dump: null, source: null, warnings }
-  if (main.status === 'ok') return { dump: main.dump, source: file, warnings: main.skipped }
-
   const aside = `${file}.corrupt`
-  const moved = await rename(file, aside).then(() => true, () => false)
-  warnings.push(`${main.error.message}${moved ? `; moved it to ${aside}` : ''}`)
+  if (main.status === 'missing') {
+    // Missing because an earlier read found it corrupt and moved it aside: what was saved is
+    // still the .bak (PM2 deletes a broken dump and reads its .bak from then on).
+    if (!await exists(aside)) return { dump: null, source: null, warnings }
+    warnings.push(`${file} is missing since it was found corrupt (kept as ${aside})`)
+  } else if (main.status === 'ok') {
+    return { dump: main.dump, source: file, warnings: main.skipped }
+  } else {
+    const moved = await rename(file, aside).then(() => true, () => false)
+    warnings.push(`${main.error.message}${moved ? `; moved it to ${aside}` : ''}`)
+  }
   const bak = await readOne(`${file}.bak`)
   if (bak.status === 'ok') {
     warnings.push(`using ${file}.bak (saved ${bak.dump.saved_at}) instead`, ...bak.skipped)
@@ -106,6 +114,11 @@ export async function loadDump (file) {
   }
   warnings.push(bak.status === 'missing' ? `there is no ${file}.bak to fall back on: no saved apps` : `${bak.error.message}: no saved apps`)
   return { dump: null, source: null, warnings }
+}
+
+/** @param {string} file */
+async function exists (file) {
+  return access(file).then(() => true, () => false)
 }
 
 /**

@@ -15,6 +15,8 @@ export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
  * @property {number} restarts
  * @property {number | null} startedAt ms
  * @property {import('./sampler.js').WorkerUsage} usage
+ * @property {boolean | null} [ready] its readiness probe passes now; null: the app has none
+ * @property {number} [livenessRestarts] restarts its liveness probe caused
  */
 
 /**
@@ -54,6 +56,18 @@ const FAMILIES = [
     type: 'gauge',
     help: 'Lifecycle state of the worker: 1 for the current state, 0 for the others.',
     samples: (w) => STATES.map((state) => [{ state }, w.status === state ? 1 : 0])
+  },
+  {
+    name: 'sup_ready',
+    type: 'gauge',
+    help: 'Readiness probe of the worker: 1 while it passes, 0 while it fails (apps with a readiness probe).',
+    samples: (w) => w.running && typeof w.ready === 'boolean' ? [[{}, w.ready ? 1 : 0]] : []
+  },
+  {
+    name: 'sup_liveness_restarts_total',
+    type: 'counter',
+    help: 'Restarts of the worker caused by its liveness probe, since it was started or reset.',
+    samples: (w) => [[{}, w.livenessRestarts ?? 0]]
   },
   {
     name: 'sup_event_loop_delay_seconds',

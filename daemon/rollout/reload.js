@@ -2,8 +2,9 @@
 // sup reload, sup scale and the graceful replacement of one worker. One rollout per app at a
 // time; `reload all` goes app by app. Cluster apps roll (rollout.js); fork-mode apps have no
 // shared socket to hand over, so their reload is a restart and says so.
+import { resolveRuntime } from '../node-runtime/resolve.js'
 import { SupError } from '../../ipc/errors.js'
-import { lockApps, restartWorkers, updateConfig } from '../app/app.js'
+import { lockApps, movesNode, restartWorkers, updateConfig } from '../app/app.js'
 import { DEFAULT_LIMITS, checkLimits, freeInstances, resolveScale } from './plan.js'
 import { canRoll, rollWorkers } from './rollout.js'
 
@@ -120,12 +121,16 @@ async function reloadApp (app, workers, { config: newConfig, shellEnv, limits })
   const began = app.effects.now()
   const config = newConfig ? Object.freeze({ ...newConfig }) : app.config
   const env = shellEnv ?? app.shellEnv
+  // A runtime that cannot be found refuses the reload before any worker is touched.
+  const next = resolveRuntime(config, { ...env, ...config.env })
   const whole = workers.length === app.workers.length
+  // A cluster app on a new node restarts: the new node's primary cannot listen on the old one's port.
+  const moving = whole && config.exec_mode === 'cluster' && movesNode(workers, () => next)
   // Fork mode rolls on the sockets the daemon holds, as long as the new settings ask for the same ones.
-  const rolling = canRoll(app) && (config === app.config || (canRoll({ config, shellEnv: env, logs: app.logs, sockets: app.sockets }) &&
+  const rolling = !moving && canRoll(app) && (config === app.config || (canRoll({ config, shellEnv: env, logs: app.logs, sockets: app.sockets }) &&
     config.exec_mode === app.config.exec_mode && config.listen.join() === app.config.listen.join()))
   const report = app.reporter('reload')
-  report({ phase: 'begin', strategy: rolling ? 'rolling' : 'restart', workers: workers.length, ...limits, config: Boolean(newConfig), env: Boolean(shellEnv) })
+  report({ phase: 'begin', strategy: rolling ? 'rolling' : 'restart', workers: workers.length, ...limits, config: Boolean(newConfig), env: Boolean(shellEnv), ...(moving && next ? { node: { version: next.version, path: next.path } } : {}) })
 
   if (!rolling) {
     // Nothing to hand connections over with: stop, then start, with the new settings.
@@ -136,7 +141,10 @@ async function reloadApp (app, workers, { config: newConfig, shellEnv, limits })
     app.swap({}, workers)
     await restartWorkers(workers)
     if (whole && app.workers.length !== config.instances) await resizeApp(app, config.instances, limits, report)
-    return finish(app, report, { op: 'reload', strategy: 'restart', outcome: 'restarted', reason: 'fork mode: reload falls back to restart (stop, then start)', started: [], retired: [], failed: [] }, began)
+    const reason = moving
+      ? `the app moves to node ${next?.version} (${next?.path}): a cluster app changes node by a restart (stop, then start)`
+      : 'fork mode: reload falls back to restart (stop, then start)'
+    return finish(app, report, { op: 'reload', strategy: 'restart', outcome: 'restarted', reason, started: [], retired: [], failed: [] }, began)
   }
 
   const runtime = config === app.config && env === app.shellEnv ? app : { config, shellEnv: env, logs: app.logs, sockets: app.sockets }

@@ -35,6 +35,8 @@ s.on('error', (err) => { process.stderr.write(String(err.code || err.message)); 
  * @property {ListenSpec} spec
  * @property {number} fd the daemon's descriptor
  * @property {any} handle the libuv handle that owns fd (closing it closes the socket)
+ * @property {import('./inherited-sockets.js').InheritedSocket} [inherited] set when systemd
+ *   passed the socket to the daemon: given back to the pool on close, not closed
  *
  * @typedef {object} HandOver what a worker process gets (docs/reload.md#what-the-app-gets)
  * @property {number[]} fds the daemon's descriptors, in order: they become the child's 3, 4, …
@@ -46,6 +48,8 @@ s.on('error', (err) => { process.stderr.write(String(err.code || err.message)); 
  * @typedef {object} BindOptions
  * @property {string} app the app's name, for messages
  * @property {(fd: number) => { status: number | null, stderr: string }} [listenFd] puts fd in LISTEN state (default: the helper process)
+ * @property {import('./inherited-sockets.js').InheritedSockets} [inherited] sockets from
+ *   systemd (socket activation): an entry they serve is taken from them instead of bound
  */
 
 export class HeldSockets {
@@ -60,12 +64,18 @@ export class HeldSockets {
    * @param {string[]} listen the canonical entries of AppConfig.listen
    * @param {BindOptions} options
    */
-  static bind (listen, { app, listenFd = runListenHelper }) {
+  static bind (listen, { app, listenFd = runListenHelper, inherited }) {
     const specs = parseListen(listen)
     if ('error' in specs) throw new SupError('SUP_ERR_CONFIG_INVALID_OPTION', { option: 'listen', value: String(specs.entry), reason: specs.error })
     const held = new HeldSockets([])
     try {
       for (const spec of specs) {
+        // Already bound and listening, with what systemd queued while the daemon started.
+        const adopted = inherited?.claim(spec, app)
+        if (adopted) {
+          held.sockets.push({ spec, fd: adopted.fd, handle: adopted.handle, inherited: adopted })
+          continue
+        }
         const handle = bindOne(spec, app)
         held.sockets.push({ spec, fd: handle.fd, handle })
         const result = listenFd(handle.fd)
@@ -95,11 +105,15 @@ export class HeldSockets {
     }
   }
 
-  /** Close every socket (the app is deleted); a unix socket's file goes too. */
+  /** Close every socket (the app is deleted); a unix socket's file goes too. Sockets from systemd go back to their pool. */
   close () {
     if (this.closed) return
     this.closed = true
-    for (const { spec, handle } of this.sockets) {
+    for (const { spec, handle, inherited } of this.sockets) {
+      if (inherited) {
+        inherited.app = null
+        continue
+      }
       handle.close()
       if (spec.kind === 'unix') fs.rmSync(spec.path, { force: true })
     }

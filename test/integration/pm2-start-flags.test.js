@@ -128,7 +128,7 @@ test('start with no target starts ./ecosystem.config.js, as pm2 start does', asy
   assert.deepEqual((await home.ls()).map((r) => r.name), ['eco'])
 })
 
-test('init writes a sample ecosystem.config.js that sup start runs; one already there is kept unless --force', async (t) => {
+test('init writes a sample ecosystem.config.js that sup start runs; one already there is kept as .bak and written over, as PM2 writes over it', async (t) => {
   const home = useSupHome(t)
   const dir = mkdtempSync(join(tmpdir(), 'sup-init-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
@@ -139,12 +139,19 @@ test('init writes a sample ecosystem.config.js that sup start runs; one already 
   assert.equal((await home.sup(['start'], { cwd: dir })).code, 0)
   assert.deepEqual((await home.ls()).map((r) => [r.name, r.status]), [['app', 'online']])
 
-  const kept = await home.sup(['ecosystem'], { cwd: dir })
-  assert.equal(kept.code, 1)
-  assert.equal(kept.stderr, `sup: ${file} already exists and is kept (sup init --force writes over it)\n`)
-  assert.doesNotMatch(readFileSync(file, 'utf8'), /worker/)
-  assert.equal((await home.sup(['init', '--force'], { cwd: dir })).code, 0)
-  assert.match(readFileSync(file, 'utf8'), /name: 'worker'/)
+  const byHand = "module.exports = { apps: [{ name: 'mine', script: './app.js' }] }\n"
+  writeFileSync(file, byHand)
+  // PM2's cli-actions-1.sh: `pm2 init echo` where a file is there must succeed
+  const over = await home.sup(['init', 'echo'], { cwd: dir })
+  assert.equal(over.code, 0, over.stderr)
+  assert.equal(over.stdout, `wrote ${file} (sup start ecosystem.config.js starts its apps); the file that was there is ${file}.bak\n`)
+  assert.match(readFileSync(file, 'utf8'), /name: 'worker'/, 'the full sample')
+  assert.equal(readFileSync(`${file}.bak`, 'utf8'), byHand, 'the hand-written file is kept')
+
+  const again = await home.sup(['ecosystem', '--force'], { cwd: dir })
+  assert.equal(again.code, 0, again.stderr)
+  assert.match(again.stdout, /is already the sample/)
+  assert.equal(readFileSync(`${file}.bak`, 'utf8'), byHand, 'a second init does not push the hand-written file out')
 })
 
 test('logs <namespace> follows the lines of every app in it, as pm2 logs <namespace>', async (t) => {

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { describeLoad } from '../helpers/load.js'
-import { APPS, freePort, httpGet, useSupHome, waitForRows } from '../helpers/sup.js'
+import { readDaemonPid } from '../../client/daemon.js'
+import { APPS, freePort, httpGet, useSupHome, waitForExit, waitForRows } from '../helpers/sup.js'
 import { underLoad, waitForHttp } from '../helpers/under-load.js'
 
 const LIVENESS = { http: '/healthz', period: 1000, timeout: 800, failure_threshold: 3 }
@@ -150,4 +151,46 @@ test('depends_on: an app starts once its dependency is ready; unknown names and 
   assert.match(blocked.stderr, /sup: after was not started: what it depends on \(late\) was not ready in time/)
   const after = (await home.ls()).find((r) => r.name === 'after')
   assert.deepEqual([after?.status, after?.pid], ['stopped', null])
+})
+
+test('depends_on order holds when the apps come back: the restore after a daemon crash, and sup resurrect', async (t) => {
+  const home = useSupHome(t)
+  const [port, apiPort] = [await freePort(), await freePort()]
+  const dir = mkdtempSync(join(tmpdir(), 'sup-probes-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'apps.json')
+  const notReadyMs = 1500
+  // The dependent first, in the file and so in the dump.
+  writeFileSync(file, JSON.stringify({
+    apps: [
+      { name: 'api', script: join(APPS, 'probed-http.js'), kill_timeout: 1000, depends_on: ['db'], env: { PORT: String(apiPort) } },
+      { name: 'db', script: join(APPS, 'probed-http.js'), kill_timeout: 1000, env: { PORT: String(port), NOT_READY_MS: String(notReadyMs) }, readiness: { http: '/ready', period: 100, failure_threshold: 1 } }
+    ]
+  }))
+  assert.equal((await home.sup(['start', file])).code, 0)
+  assert.equal((await home.sup(['save'])).code, 0)
+
+  /** Both back and online, api's process started only once db was ready. @param {string} how */
+  const checkOrder = async (how) => {
+    const rows = await waitForRows(home, (rs) => rs.length === 2 && rs.every((r) => r.status === 'online'), { timeout: 20_000, what: `both apps online after ${how}` })
+    const api = rows.find((r) => r.name === 'api')
+    const db = rows.find((r) => r.name === 'db')
+    assert.equal(db?.ready, true)
+    assert.ok((db?.uptime ?? 0) - (api?.uptime ?? 0) >= notReadyMs, `${how}: db up ${db?.uptime} ms, api up ${api?.uptime} ms`)
+  }
+
+  // kill -9: the next CLI call starts a daemon that restores both from its state file.
+  const pid = /** @type {number} */ (readDaemonPid(home.paths))
+  process.kill(pid, 'SIGKILL')
+  await waitForExit([pid])
+  const listed = await home.sup(['ls', '--json'])
+  assert.equal(listed.code, 0, listed.stderr)
+  assert.ok(JSON.parse(listed.stdout).every((/** @type {any} */ r) => r.restored === 'crashed'), listed.stdout)
+  await checkOrder('a daemon crash')
+
+  // A clean stop leaves the next daemon empty; resurrect brings back what save wrote.
+  assert.equal((await home.sup(['kill'])).code, 0)
+  const resurrected = await home.sup(['resurrect'])
+  assert.equal(resurrected.code, 0, resurrected.stderr)
+  await checkOrder('sup resurrect')
 })

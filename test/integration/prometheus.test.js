@@ -1,5 +1,7 @@
 // @ts-check
 import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { waitForMetrics } from '../helpers/metrics.js'
@@ -55,5 +57,51 @@ test('SUP_METRICS_PORT opens the endpoint when the daemon starts', async (t) => 
   assert.equal((await home.sup(['ping'], { env: { SUP_METRICS_PORT: String(port) } })).code, 0)
   const res = await httpGet(port, '/metrics')
   assert.equal(res.status, 200)
-  assert.equal(parsePrometheus(res.body).size, 8)
+  assert.equal(parsePrometheus(res.body).size, 10)
+})
+
+test('probe figures: sup_ready follows the readiness probe, sup_liveness_restarts_total counts liveness restarts', async (t) => {
+  const home = useSupHome(t)
+  const appPort = await freePort()
+  const metricsPort = await freePort()
+  const dir = mkdtempSync(join(tmpdir(), 'sup-prom-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'apps.json')
+  writeFileSync(file, JSON.stringify({
+    apps: [{
+      name: 'web',
+      script: join(APPS, 'probed-http.js'),
+      kill_timeout: 1000,
+      // /ready answers 503 for the first 3 s of each process: a window the scrapes cannot miss.
+      env: { PORT: String(appPort), NOT_READY_MS: '3000' },
+      readiness: { http: '/ready', period: 200 },
+      liveness: { http: '/healthz', period: 500, timeout: 400, failure_threshold: 2 }
+    }]
+  }))
+  assert.equal((await home.sup(['metrics', '--port', String(metricsPort)])).code, 0)
+  assert.equal((await home.sup(['start', file])).code, 0)
+
+  /**
+   * Scrape until `predicate` holds for the web worker's figures (at most `timeout` ms).
+   * @param {(f: { ready: number[], liveness: number[] }) => boolean} predicate
+   * @param {string} what
+   */
+  const scrapeUntil = async (predicate, what, timeout = 15_000) => {
+    const deadline = Date.now() + timeout
+    let last = null
+    while (Date.now() < deadline) {
+      const families = parsePrometheus((await httpGet(metricsPort, '/metrics')).body)
+      const of = (/** @type {string} */ name) => (families.get(name)?.samples ?? []).filter((s) => s.labels.app === 'web').map((s) => s.value)
+      last = { ready: of('sup_ready'), liveness: of('sup_liveness_restarts_total') }
+      if (predicate(last)) return last
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    throw new Error(`timed out after ${timeout} ms waiting for ${what}; last: ${JSON.stringify(last)}`)
+  }
+  await scrapeUntil((f) => f.ready[0] === 1 && f.liveness[0] === 0, 'the worker ready')
+
+  assert.equal((await httpGet(appPort, '/hang')).status, 200)
+  // The hung worker is restarted; its successor is not ready for its first 3 s.
+  await scrapeUntil((f) => f.liveness[0] === 1 && f.ready[0] === 0, 'a liveness restart, the new process not ready yet')
+  await scrapeUntil((f) => f.liveness[0] === 1 && f.ready[0] === 1, 'the new process ready')
 })

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { userInfo } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { SUP_BIN, useSupHome } from '../helpers/sup.js'
+import { APPS, SUP_BIN, freePort, useSupHome } from '../helpers/sup.js'
 
 const me = userInfo().username
 
@@ -73,6 +73,41 @@ test('sup startup --unit-dir writes a unit that systemd-analyze accepts; unstart
   const again = await home.sup(['unstartup', '--unit-dir', dir])
   assert.equal(again.code, 0)
   assert.match(again.stdout, /nothing to remove/)
+})
+
+test('sup startup writes a .socket unit beside the service for saved apps with listen; unstartup removes both', async (t) => {
+  const home = useSupHome(t)
+  const dir = join(home.home, 'units')
+  const port = await freePort()
+  const start = await home.sup(['start', join(APPS, 'http-server.js'), '--name', 'web', '--listen', `127.0.0.1:${port}`], { env: { PORT: String(port) } })
+  assert.equal(start.code, 0, start.stderr)
+  // Only what `sup save` wrote counts.
+  const before = JSON.parse((await home.sup(['startup', '--unit-dir', dir, '--json'])).stdout)
+  assert.equal(before.socket_unit, null)
+  assert.equal((await home.sup(['save'])).code, 0)
+
+  const result = await home.sup(['startup', '--unit-dir', dir, '--json'])
+  assert.equal(result.code, 0, result.stderr)
+  const info = JSON.parse(result.stdout)
+  const socketFile = join(dir, `sup-${me}.socket`)
+  assert.equal(info.socket_unit_file, socketFile)
+  assert.deepEqual(info.listen, [`127.0.0.1:${port}`])
+  assert.equal(readFileSync(socketFile, 'utf8'), info.socket_unit)
+  assert.match(info.socket_unit, new RegExp(`^ListenStream=127\\.0\\.0\\.1:${port}$`, 'm'))
+  assert.match(info.socket_unit, new RegExp(`^Service=sup-${me}\\.service$`, 'm'))
+  assert.match(info.unit, new RegExp(`^Requires=sup-${me}\\.socket$`, 'm'))
+  assert.match(info.next.join('\n'), new RegExp(`systemctl enable sup-${me}\\.service sup-${me}\\.socket`))
+  if (hasSystemdAnalyze()) {
+    const verify = await new Promise((resolve) => {
+      execFile('systemd-analyze', ['verify', info.unit_file, socketFile], { timeout: 30_000 }, (err, stdout, stderr) => resolve({ code: err ? err.code : 0, output: stdout + stderr }))
+    })
+    assert.deepEqual(verify, { code: 0, output: '' }, 'systemd-analyze verify has nothing to say about either unit')
+  }
+
+  const remove = await home.sup(['unstartup', '--unit-dir', dir])
+  assert.equal(remove.code, 0, remove.stderr)
+  assert.match(remove.stdout, new RegExp(`removed ${socketFile}`))
+  assert.equal(existsSync(socketFile), false)
 })
 
 test('sup startup refuses what it cannot do, in one line', async (t) => {

@@ -76,7 +76,8 @@ async function runClosedLoop ({ port, connections, seconds }) {
     socket.on('error', () => { errors++; resolve(undefined) })
     socket.on('close', (hadError) => {
       if (hadError) return
-      if (/^HTTP\/1\.1 2/.test(head)) requests++
+      // HTTP/1.0 too: Python's http.server (the fork-mode reload scenario) answers in 1.0.
+      if (/^HTTP\/1\.[01] 2/.test(head)) requests++
       else non2xx++
       resolve(undefined)
     })

@@ -44,6 +44,18 @@ describe('buildCommand', () => {
   for (const c of cases) {
     test(c.name, () => assert.deepEqual(buildCommand(appConfig({ exec_mode: 'fork', ...c.config })), c.expect))
   }
+
+  test('a node script on another node (interpreter, .nvmrc): that node, with the agent', () => {
+    const runtime = { kind: /** @type {const} */ ('node'), path: '/opt/node22/bin/node', version: 'v22.1.0', own: false, source: '.nvmrc' }
+    assert.deepEqual(buildCommand(appConfig({ exec_mode: 'fork', interpreter: null, script: '/srv/a.js', args: [] }), runtime),
+      { command: '/opt/node22/bin/node', args: ['--require', AGENT_PATH, '/srv/a.js'], node: true })
+  })
+
+  test('bun found on PATH: its path, no agent', () => {
+    const runtime = { kind: /** @type {const} */ ('bun'), path: '/home/u/.bun/bin/bun', version: '1.1.30', own: false, source: 'interpreter' }
+    assert.deepEqual(buildCommand(appConfig({ exec_mode: 'fork', interpreter: 'bun', script: '/srv/a.ts', args: ['x'] }), runtime),
+      { command: '/home/u/.bun/bin/bun', args: ['/srv/a.ts', 'x'], node: false })
+  })
 })
 
 test('usesAgent: cluster workers and node scripts in fork mode, nothing else', () => {

@@ -187,6 +187,7 @@ describe('normalizeApp', () => {
       exec_mode: 'cluster',
       instances: 8,
       interpreter: null,
+      runtime: null,
       interpreter_args: ['--max-old-space-size=512', '--inspect'],
       env: { PORT: '3000', DEBUG: 'false', OPTS: '{"a":1}', NODE_ENV: 'production' },
       instance_var: 'INSTANCE_ID',
@@ -376,6 +377,26 @@ describe('normalizeApp', () => {
         const config = normalize(raw)
         assert.equal(config.interpreter, interpreter)
         assert.deepEqual(config.interpreter_args, args)
+      })
+    }
+
+    // A node named by path or version stays a node app (agent, cluster mode) on that node.
+    /** @type {[Record<string, unknown>, string | null, string | null, string][]} */
+    const runtimes = [
+      [{ script: 'hello.js' }, null, null, 'fork'],
+      [{ script: 'hello.js', interpreter: 'node', instances: 2 }, null, null, 'cluster'],
+      [{ script: 'hello.js', interpreter: '/usr/local/bin/node', instances: 2 }, null, '/usr/local/bin/node', 'cluster'],
+      [{ script: 'hello.js', interpreter: 'bin/node22' }, null, path.join(dir, 'bin', 'node22'), 'fork'],
+      [{ script: 'hello.js', interpreter: 'node@22', instances: 2 }, null, 'node@22', 'cluster'],
+      [{ script: 'hello.js', interpreter: 'node@lts/iron' }, null, 'node@lts/iron', 'fork'],
+      [{ script: 'hello.js', exec_interpreter: 'nodejs' }, null, 'nodejs', 'fork'],
+      [{ script: 'hello.js', interpreter: 'bun', instances: 2 }, 'bun', null, 'fork'],
+      [{ script: 'hello.js', interpreter: 'deno' }, 'deno', null, 'fork']
+    ]
+    for (const [raw, interpreter, runtime, mode] of runtimes) {
+      test(`${JSON.stringify(raw)} -> interpreter ${interpreter}, runtime ${runtime}, ${mode} mode`, () => {
+        const config = normalize(raw)
+        assert.deepEqual([config.interpreter, config.runtime, config.exec_mode], [interpreter, runtime, mode])
       })
     }
   })

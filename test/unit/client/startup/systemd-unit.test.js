@@ -1,7 +1,8 @@
 // @ts-check
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { defaultServiceName, escapeValue, quoteAssignment, quoteExecArg, renderSystemdUnit } from '../../../../client/startup/systemd-unit.js'
+import { readSavedListen } from '../../../../client/startup/saved-listen.js'
+import { defaultServiceName, escapeValue, listenStream, quoteAssignment, quoteExecArg, renderSocketUnit, renderSystemdUnit } from '../../../../client/startup/systemd-unit.js'
 
 const options = { user: 'alice', supHome: '/home/alice/.sup', node: '/usr/bin/node', supBin: '/opt/sup/bin/sup.js', path: '/usr/bin:/bin', version: '1.2.3' }
 
@@ -54,6 +55,11 @@ describe('renderSystemdUnit', () => {
     })
   })
 
+  test('the pid file given (pm2.pid where SUP_HOME is PM2\'s home) is the one systemd reads', () => {
+    const unit = parseUnit(renderSystemdUnit({ ...options, supHome: '/home/alice/.pm2', pidFile: '/home/alice/.pm2/pm2.pid' }))
+    assert.deepEqual(unit.Service.PIDFile, ['/home/alice/.pm2/pm2.pid'])
+  })
+
   test('says who wrote it and ends with a newline', () => {
     const text = renderSystemdUnit(options)
     assert.match(text, /^# Written by "sup startup" \(sup 1\.2\.3\); "sup unstartup" removes it\.\n/)
@@ -95,4 +101,41 @@ describe('defaultServiceName', () => {
   for (const [user, name] of [['alice', 'sup-alice'], ['svc.web-1', 'sup-svc.web-1'], ['DOMAIN\\bob smith', 'sup-DOMAIN\\bob_smith'], ['ålice', 'sup-_lice']]) {
     test(`${user} -> ${name}`, () => assert.equal(defaultServiceName(user), name))
   }
+})
+
+describe('socket activation: the .socket unit for saved apps with listen', () => {
+  test('the service requires the socket unit and starts after it', () => {
+    const unit = parseUnit(renderSystemdUnit({ ...options, socket: 'sup-alice.socket' }))
+    assert.deepEqual(unit.Unit.Requires, ['sup-alice.socket'])
+    assert.deepEqual(unit.Unit.After, ['network-online.target', 'sup-alice.socket'])
+  })
+
+  test('one ListenStream= per entry, one FileDescriptorName=, the service it feeds', () => {
+    const unit = parseUnit(renderSocketUnit({ user: 'alice', service: 'sup-alice', listen: ['127.0.0.1:8080', '3000', 'unix:/run/app.sock'], version: '1.2.3' }))
+    assert.deepEqual(unit, {
+      Unit: { Description: ['sockets of the sup apps of alice'] },
+      Socket: {
+        ListenStream: ['127.0.0.1:8080', '3000', '/run/app.sock'],
+        FileDescriptorName: ['sup-alice'],
+        SocketUser: ['alice'],
+        SocketMode: ['0600'],
+        Service: ['sup-alice.service']
+      },
+      Install: { WantedBy: ['sockets.target'] }
+    })
+  })
+
+  /** @type {Array<[string, string]>} */
+  const streams = [['3000', '3000'], ['127.0.0.1:80', '127.0.0.1:80'], ['localhost:80', '127.0.0.1:80'], ['[::1]:80', '[::1]:80'], ['unix:/run/a 100%.sock', '/run/a 100%.sock']]
+  for (const [entry, expected] of streams) {
+    test(`listen ${entry} -> ListenStream=${expected}`, () => assert.equal(listenStream(entry), expected))
+  }
+
+  test('readSavedListen: the fork-mode apps\' entries of dump.json, once each; nothing from a missing or broken dump', () => {
+    const dump = { apps: [{ config: { exec_mode: 'fork', listen: ['3000', '127.0.0.1:8080'] } }, { config: { exec_mode: 'fork', listen: ['3000'] } }, { config: { exec_mode: 'cluster', listen: [] } }, { config: { exec_mode: 'fork', listen: [] } }] }
+    assert.deepEqual(readSavedListen('/h/dump.json', (file) => { assert.equal(file, '/h/dump.json'); return JSON.stringify(dump) }), ['3000', '127.0.0.1:8080'])
+    assert.deepEqual(readSavedListen('/h/dump.json', () => '{not json'), [])
+    assert.deepEqual(readSavedListen('/h/dump.json', () => { throw new Error('ENOENT') }), [])
+    assert.deepEqual(readSavedListen('/h/dump.json', () => '{"apps":[null,{"config":{"exec_mode":"fork","listen":"3000"}}]}'), [])
+  })
 })

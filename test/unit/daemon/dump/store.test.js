@@ -96,6 +96,17 @@ describe('loadDump', () => {
     })
   }
 
+  test('missing after it was moved aside as corrupt: the .bak is still what was saved (PM2 reads its .bak)', async (t) => {
+    const file = join(tempDir(t), 'dump.json')
+    writeFileSync(file, '[{')
+    writeFileSync(`${file}.bak`, dumpText(['from-bak']))
+    assert.equal((await loadDump(file)).source, `${file}.bak`, 'the first read moves the corrupt file aside')
+    const again = await loadDump(file)
+    assert.equal(again.source, `${file}.bak`)
+    assert.deepEqual(again.dump?.apps.map((a) => a.config.name), ['from-bak'])
+    assert.match(again.warnings[0], /dump\.json is missing since it was found corrupt/)
+  })
+
   test('both unreadable: no apps, two warnings, no throw', async (t) => {
     const file = join(tempDir(t), 'dump.json')
     writeFileSync(file, '{')

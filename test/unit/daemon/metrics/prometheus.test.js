@@ -47,7 +47,20 @@ describe('renderPrometheus', () => {
   test('no workers: only HELP and TYPE lines, still valid', () => {
     const text = renderPrometheus([])
     assert.ok(text.split('\n').filter(Boolean).every((l) => l.startsWith('# ')))
-    assert.equal(parsePrometheus(text).size, 8)
+    assert.equal(parsePrometheus(text).size, 10)
+  })
+
+  test('probes: sup_ready for workers of apps with a readiness probe, sup_liveness_restarts_total for every worker', () => {
+    const families = parsePrometheus(renderPrometheus([
+      worker({ instance: 0, ready: true, livenessRestarts: 3 }),
+      worker({ instance: 1, ready: false }),
+      worker({ instance: 2, ready: null }),
+      worker({ instance: 3, ready: false, running: false, status: 'stopped' })
+    ]))
+    assert.equal(families.get('sup_ready')?.type, 'gauge')
+    assert.deepEqual(families.get('sup_ready')?.samples.map((s) => [s.labels.instance, s.value]), [['0', 1], ['1', 0]])
+    assert.equal(families.get('sup_liveness_restarts_total')?.type, 'counter')
+    assert.deepEqual(families.get('sup_liveness_restarts_total')?.samples.map((s) => [s.labels.instance, s.value]), [['0', 3], ['1', 0], ['2', 0], ['3', 0]])
   })
 
   test('label values are escaped, and read back intact', () => {
