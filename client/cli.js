@@ -257,10 +257,17 @@ export async function main (argv, io) {
     .option('-f, --force', 'accepted, as in PM2: the sample is written over a file already there anyway')
     .action(action('init', (mod, ctx) => mod.run(ctx.args[0], ctx)))
 
-  // PM2's module settings (pm2 set pm2-logrotate:max_size 10M) have no store to write to in sup.
-  for (const [verb, usage] of [['set', 'set [key] [value]'], ['unset', 'unset <key>'], ['multiset', 'multiset <pairs>'], ['get', 'get [key]'], ['conf', 'conf [key] [value]'], ['config', 'config <key> [value]']]) {
+  // PM2's `pm2 set <app>.<key> <value>`: environment variables of an app, kept in SUP_HOME.
+  for (const [verb, usage, what] of [
+    ['set', 'set [key] [value]', 'give app <app> the variable <key>=<value> (key: <app>.<key>), kept across restarts; restarts the app'],
+    ['unset', 'unset <key>', 'remove <app>.<key>, or every setting of <app>'],
+    ['multiset', 'multiset <pairs>', 'set several: "<app>.<key> <value> <app>.<key> <value>"'],
+    ['get', 'get [key]', 'print one setting, an app\'s, or all'],
+    ['conf', 'conf [key] [value]', 'set with a value, get without'],
+    ['config', 'config <key> [value]', 'set with a value, get without']
+  ]) {
     program.command(usage)
-      .description('PM2\'s module settings: not supported (the message says what to use instead)')
+      .description(what)
       .action(action('settings', (mod, ctx) => mod.run(verb, ctx.args, ctx)))
   }
 

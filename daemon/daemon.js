@@ -17,7 +17,8 @@ import { readDaemonOptions } from './options.js'
 import { writePidCopy } from './pid-copy.js'
 import { Persistence } from './dump/persistence.js'
 import { startServer } from './server.js'
-import { setBalance } from './spawn-worker.js'
+import { Settings } from './settings.js'
+import { setBalance, useSettings } from './spawn-worker.js'
 import { InheritedSockets } from './sockets/inherited-sockets.js'
 import { Supervisor } from './supervisor.js'
 
@@ -54,6 +55,8 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   const { sampleInterval, metrics, shutdownWithMessage, pidFile } = readDaemonOptions(argv, env, paths.home)
   const releaseLock = acquireLock(paths.pidFile, paths.home)
   const removePidCopy = writePidCopy(pidFile, logger)
+  const settings = new Settings({ file: paths.settings, logger })
+  useSettings((name) => settings.of(name))
   setBalance(balance)
 
   const logDefaults = readLogDefaults(env, (message) => logger.warn(`${message}; using the default`))
@@ -88,6 +91,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
       context: {
         supervisor,
         persistence,
+        settings,
         sampler,
         endpoint,
         ready,

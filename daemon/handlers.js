@@ -13,6 +13,7 @@ import { buildWorkerEnv } from './spawn-worker.js'
  * @property {import('./metrics/endpoint.js').MetricsEndpoint} endpoint
  * @property {{ version: string, pid: number, startedAt: number, home: string, balance: import('../ipc/balance.js').Balance }} daemon
  * @property {import('./dump/persistence.js').Persistence | null} persistence null for a daemon that keeps no dump (sup-runtime)
+ * @property {import('./settings.js').Settings} settings `sup set` values by app name
  * @property {Promise<void>} ready settles once the dump has been read
  * @property {() => void} requestShutdown
  * @property {(topics: string[], apps: string[] | undefined) => void} subscribe subscribe the calling connection
@@ -43,7 +44,10 @@ export const HANDLERS = {
   'app.delete': (params, { supervisor }) => supervisor.delete(params.targets, { cwd: params.cwd }),
   'app.reset': (params, { supervisor }) => supervisor.reset(params.targets, { cwd: params.cwd }),
   'app.list': (params, { supervisor }) => supervisor.list(),
-  'app.describe': (params, { supervisor }) => supervisor.describe(params.target),
+  'app.describe' (params, { supervisor, settings }) {
+    const described = supervisor.describe(params.target)
+    return { ...described, settings: settings.of(described.name) }
+  },
   // What each worker's process was given: buildWorkerEnv on the settings it runs with.
   'app.env': (params, { supervisor }) => supervisor.resolve([params.target], { cwd: params.cwd }).map((w) => ({
     id: w.id,
@@ -73,6 +77,19 @@ export const HANDLERS = {
   },
   'dump.save': (params, { persistence }) => needDump(persistence).save({ force: params.force }),
   'dump.resurrect': (params, { persistence }) => needDump(persistence).resurrect(params.shellEnv ?? {}),
+  async 'settings.set' (params, { supervisor, settings }) {
+    await settings.set(params.entries)
+    // As PM2's `pm2 set`: the app of that name restarts with its new values, once
+    /** @type {string[]} */
+    const apps = [...new Set(params.entries.map((/** @type {{ app: string }} */ e) => e.app))]
+    const restarted = apps.filter((app) => supervisor.apps.has(app))
+    for (const app of restarted) await supervisor.restart([app])
+    return { entries: params.entries, restarted }
+  },
+  async 'settings.unset' (params, { settings }) {
+    return { app: params.app, removed: await settings.unset(params.app, params.key ?? null) }
+  },
+  'settings.get': (params, { settings }) => params.app ? { [params.app]: settings.of(params.app) } : settings.data,
   'dump.status': (params, { persistence }) => persistence ? { enabled: true, ...persistence.status() } : { enabled: false },
   'metrics.history' (params, { supervisor, sampler }) {
     const workers = params.target ? supervisor.resolve([params.target]) : supervisor.match('all')

@@ -41,15 +41,29 @@ export function usesAgent (config) {
   return config.exec_mode === 'cluster' || config.interpreter === null
 }
 
+/** `sup set` values by app name; none until the daemon hands over its Settings (useSettings). */
+let settingsOf = (/** @type {string} */ name) => /** @type {Record<string, string>} */ ({})
+
 /**
- * The worker's environment: the caller's shell, then the app's own env, then the instance variables.
+ * Where buildWorkerEnv finds `sup set` values (daemon/settings.js). Set once by the daemon:
+ * the one source for every place a worker's env is built (spawn, probes, `sup env`), whatever
+ * generation of the app's config a reload is rolling out.
+ * @param {(name: string) => Record<string, string>} source
+ */
+export function useSettings (source) {
+  settingsOf = source
+}
+
+/**
+ * The worker's environment: the caller's shell, then the app's own env, then its `sup set`
+ * values, then the instance variables.
  * @param {import('../ipc/app-config.js').AppConfig} config
  * @param {Record<string, string>} shellEnv
  * @param {number} instance
  * @returns {Record<string, string>}
  */
 export function buildWorkerEnv (config, shellEnv, instance) {
-  const env = { ...shellEnv, ...config.env, [config.instance_var]: String(instance) }
+  const env = { ...shellEnv, ...config.env, ...settingsOf(config.name), [config.instance_var]: String(instance) }
   if (config.increment_var) {
     const base = Number(env[config.increment_var])
     if (Number.isFinite(base)) env[config.increment_var] = String(base + instance)

@@ -81,6 +81,8 @@ export const ERRORS = Object.freeze({
   SUP_ERR_MONIT_NOT_A_TERMINAL: { message: 'sup monit needs a terminal, and this output is not one (sup ls --watch refreshes a plain table; sup ls --json is for programs)' },
   SUP_ERR_CLI_USAGE: { message: '{reason}' },
   SUP_ERR_CLI_UNSUPPORTED: { message: '"{what}" is not supported: {reason}' },
+  SUP_ERR_SETTINGS_KEY_INVALID: { message: '"{key}" is not <app>.<key> (sup set api.LOG_LEVEL debug gives app api the variable LOG_LEVEL=debug)' },
+  SUP_ERR_SETTINGS_NOT_FOUND: { message: '{key} is not set (sup get lists every setting)' },
   SUP_ERR_INTERNAL_ERROR: { message: 'internal error: {reason} (this is a bug in sup; the daemon log has details)' }
 })
 

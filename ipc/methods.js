@@ -1,7 +1,7 @@
 // @ts-check
 // The one table of RPC methods: each method's params schema. The daemon validates every
 // request against it before any handler runs (design §5).
-import { APP_CONFIG_SCHEMA, ENV_RECORD } from './app-config.js'
+import { APP_CONFIG_SCHEMA, APP_NAME_PATTERN, ENV_RECORD } from './app-config.js'
 
 /** @typedef {import('./schema.js').Schema} Schema */
 
@@ -38,6 +38,9 @@ export const TOPICS = /** @type {const} */ (['log', 'app.state', 'metrics', 'rel
 
 /** A target names an app, its script file, a namespace, a worker id, or "all" (daemon/resolve-targets.js). */
 const target = /** @type {const} */ ({ type: 'string', minLength: 1, maxLength: 256 })
+const settingsApp = /** @type {const} */ ({ type: 'string', pattern: APP_NAME_PATTERN })
+/** A `sup set` key is an environment variable's name: no "=" (the kernel's separator). */
+const settingsKey = /** @type {const} */ ({ type: 'string', minLength: 1, maxLength: 256, pattern: /^[^=\0]+$/ })
 /** The caller's working directory: a target may be a script path relative to it (`sup stop app.js`). */
 const cwd = /** @type {const} */ ({ type: 'string', minLength: 1, maxLength: 4096 })
 const targets = /** @type {const} */ ({ type: 'object', required: ['targets'], properties: { targets: { type: 'array', items: target, minItems: 1, maxItems: 1024 }, cwd } })
@@ -108,6 +111,16 @@ export const METHODS = {
   // shellEnv as for app.start: what the resurrected workers inherit, never saved.
   'dump.resurrect': { type: 'object', properties: { shellEnv: ENV_RECORD } },
   'dump.status': none,
+  // `sup set <app>.<key> <value>`: values given to the app's workers as environment variables
+  'settings.set': {
+    type: 'object',
+    required: ['entries'],
+    properties: {
+      entries: { type: 'array', minItems: 1, maxItems: 256, items: { type: 'object', required: ['app', 'key', 'value'], properties: { app: settingsApp, key: settingsKey, value: { type: 'string', maxLength: 1 << 16 } } } }
+    }
+  },
+  'settings.unset': { type: 'object', required: ['app'], properties: { app: settingsApp, key: { anyOf: [settingsKey, { type: 'null' }] } } },
+  'settings.get': { type: 'object', properties: { app: { anyOf: [settingsApp, { type: 'null' }] } } },
   'logs.reopen': none,
   'logs.flush': { type: 'object', properties: { target: { anyOf: [target, { type: 'null' }] } } },
   'metrics.serve': {

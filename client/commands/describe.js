@@ -20,6 +20,8 @@ export async function run (target, { paths, io, opts }) {
       .filter(([key]) => key !== 'env')
       .map(([key, value]) => [key, typeof value === 'string' ? value : JSON.stringify(value)])
     rows.push(['env', Object.keys(config.env).join(', ') || '(none of its own)'])
+    const settings = Object.keys(info.settings ?? {})
+    if (settings.length > 0) rows.push(['sup set', settings.join(', ')])
     io.out(`app ${info.name}`)
     io.out(renderTable(['key', 'value'], rows))
     io.out('')

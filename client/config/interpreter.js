@@ -1,8 +1,11 @@
 // @ts-check
 // Which program runs a script: by extension, then shebang, then the file itself when it is
-// executable; and where a bare command name lives on PATH.
+// executable. Where a bare command name lives on PATH: ipc/executables.js.
 import fs from 'node:fs'
 import path from 'node:path'
+import { findOnPath, isExecutableFile } from '../../ipc/executables.js'
+
+export { findOnPath }
 
 /** Interpreters by extension; null runs the script with node. */
 const INTERPRETERS = /** @type {Record<string, string | null>} */ ({ '.js': null, '.mjs': null, '.cjs': null, '.py': 'python3', '.sh': 'bash', '.rb': 'ruby', '.php': 'php', '.pl': 'perl' })
@@ -43,27 +46,4 @@ function readShebang (file) {
   } finally {
     if (fd !== undefined) fs.closeSync(fd)
   }
-}
-
-/** @param {string} file */
-function isExecutableFile (file) {
-  try {
-    fs.accessSync(file, fs.constants.X_OK)
-    return fs.statSync(file).isFile()
-  } catch {
-    return false
-  }
-}
-
-/**
- * @param {string} command a bare name such as "python3"
- * @returns {string | null} its absolute path on PATH
- */
-export function findOnPath (command) {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!path.isAbsolute(dir)) continue
-    const file = path.join(dir, command)
-    if (isExecutableFile(file)) return file
-  }
-  return null
 }

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { SupError } from '../../ipc/errors.js'
+import { findOnPath, isExecutableFile } from '../../ipc/executables.js'
 
 /**
  * @typedef {object} Runtime
@@ -91,7 +92,7 @@ function resolveOther (config, env) {
   const interpreter = /** @type {string} */ (config.interpreter)
   const kind = /** @type {'bun' | 'deno'} */ (path.basename(interpreter))
   const file = interpreter.includes('/') ? path.resolve(config.cwd, interpreter) : findOnPath(interpreter, env.PATH)
-  if (file === null || !isExecutable(file)) {
+  if (file === null || !isExecutableFile(file)) {
     throw new SupError('SUP_ERR_INTERPRETER_NOT_FOUND', { runtime: kind, name: config.name, fix: `install ${kind} (${kind === 'bun' ? 'bun.sh' : 'deno.com'}) where the PATH of "sup start" finds it, or set interpreter to its path` })
   }
   const version = versionOf(file, config.name, false).replace(/^deno\s+/, '').split(/\s/)[0]
@@ -143,7 +144,7 @@ function findNodes (major, env) {
     for (const entry of listDir(dir)) {
       const file = path.join(dir, entry, 'bin', 'node')
       const version = entry.startsWith('v') ? entry : `v${entry}`
-      if ((major === undefined || parseVersion(version)[0] === major) && isExecutable(file)) found.push({ path: file, version })
+      if ((major === undefined || parseVersion(version)[0] === major) && isExecutableFile(file)) found.push({ path: file, version })
     }
   }
   return found
@@ -157,7 +158,7 @@ function findNodes (major, env) {
  * @returns {string}
  */
 function versionOf (file, name, node) {
-  if (!isExecutable(file)) {
+  if (!isExecutableFile(file)) {
     const reason = fs.existsSync(file) ? 'is not an executable file' : 'does not exist'
     throw new SupError('SUP_ERR_INTERPRETER_NOT_EXECUTABLE', { path: file, name, reason })
   }
@@ -195,30 +196,6 @@ function readVersionFile (file) {
     return line ?? null
   } catch {
     return null
-  }
-}
-
-/**
- * @param {string} name
- * @param {string | undefined} searchPath
- * @returns {string | null}
- */
-function findOnPath (name, searchPath) {
-  for (const dir of (searchPath ?? '').split(path.delimiter)) {
-    if (!path.isAbsolute(dir)) continue
-    const file = path.join(dir, name)
-    if (isExecutable(file)) return file
-  }
-  return null
-}
-
-/** @param {string} file */
-function isExecutable (file) {
-  try {
-    fs.accessSync(file, fs.constants.X_OK)
-    return fs.statSync(file).isFile()
-  } catch {
-    return false
   }
 }
 

@@ -78,3 +78,50 @@ test('PM2_PID_FILE_PATH: the daemon started with it writes its pid there too, an
   assert.equal((await home.sup(['kill'])).code, 0)
   assert.equal(existsSync(copy), false, 'removed with the daemon')
 })
+
+test('set / multiset / unset / get: values an app gets as environment variables, restarted as in PM2, kept across daemons', async (t) => {
+  const home = useSupHome(t)
+  const nothing = await home.sup(['unset', 'echo'])
+  assert.equal(nothing.code, 0, nothing.stderr)
+  assert.match(nothing.stdout, /nothing to remove/)
+
+  assert.equal((await home.sup(['start', join(APPS, 'print-env.js'), '--name', 'echo'])).code, 0)
+  await waitForRows(home, (rs) => rs.length === 1 && rs[0].status === 'online', { what: 'echo online' })
+  const out = JSON.parse((await home.sup(['describe', 'echo', '--json'])).stdout).logs.find((/** @type {string} */ p) => p.endsWith('-out.log'))
+  /** The environment of the latest process, as it printed it. */
+  const lastEnv = () => {
+    const lines = existsSync(out) ? readFileSync(out, 'utf8').split('\n').filter((l) => l.startsWith('ENV ')) : []
+    return { starts: lines.length, env: lines.length ? JSON.parse(lines[lines.length - 1].slice(4)) : {} }
+  }
+  await waitUntil(() => lastEnv().starts === 1, 'the first start\'s environment in the log')
+  assert.equal(lastEnv().env.config_var, undefined)
+
+  const set = await home.sup(['set', 'echo.config_var', 'false'])
+  assert.equal(set.code, 0, set.stderr)
+  assert.equal(set.stdout, 'echo.config_var = false\nrestarted echo with its new values\n')
+  await waitUntil(() => lastEnv().starts === 2, 'the restarted process\'s environment')
+  assert.equal(lastEnv().env.config_var, 'false', 'the new process has the variable')
+  assert.deepEqual(JSON.parse((await home.sup(['describe', 'echo', '--json'])).stdout).settings, { config_var: 'false' })
+
+  assert.equal((await home.sup(['multiset', 'echo.conf false echo.MSG "two words"'])).code, 0)
+  await waitUntil(() => lastEnv().starts === 3, 'one restart for a multiset')
+  assert.deepEqual([lastEnv().env.conf, lastEnv().env.MSG], ['false', 'two words'])
+  assert.equal((await home.ls())[0].restarts, 2, 'one restart per set, as PM2 counts them')
+
+  // kept in SUP_HOME: a new daemon still has them, and an app started later gets them
+  assert.equal((await home.sup(['kill'])).code, 0)
+  assert.equal((await home.sup(['start', join(APPS, 'print-env.js'), '--name', 'echo'])).code, 0)
+  await waitUntil(() => lastEnv().starts === 4, 'the new daemon\'s first start')
+  assert.equal(lastEnv().env.config_var, 'false')
+  const got = await home.sup(['get', 'echo.conf'])
+  assert.deepEqual([got.code, got.stdout], [0, 'false\n'])
+
+  const unset = await home.sup(['unset', 'echo.conf'])
+  assert.equal(unset.code, 0, unset.stderr)
+  const gone = await home.sup(['get', 'echo.conf'])
+  assert.equal(gone.code, 1)
+  assert.equal(gone.stderr, 'sup: echo.conf is not set (sup get lists every setting)\n')
+  const bad = await home.sup(['set', 'echo', 'x'])
+  assert.equal(bad.code, 1)
+  assert.match(bad.stderr, /^sup: "echo" is not <app>\.<key>/)
+})

@@ -45,7 +45,7 @@ function toPm2 (row, app) {
   const { config } = app
   const logs = logPaths(app.logs, config, row.instance)
   /** @type {Record<string, unknown>} */
-  const env = { ...config.env }
+  const env = { ...config.env, ...app.settings }
   if (config.increment_var && env[config.increment_var] !== undefined) {
     env[config.increment_var] = Number(env[config.increment_var]) + row.instance
   }
