@@ -251,9 +251,9 @@ export class Worker extends EventEmitter {
     this.tree = await this.effects.tree.list(proc.pid).catch(() => [])
     if (this.proc !== proc || this.state.status !== STATUS.STOPPING) return
     const { config } = this.app
-    // The daemon-wide setting asks only workers that have a channel to hear it (node ones);
-    // the others get the signal, as in PM2.
-    if (config.shutdown_with_message || (this.shutdownWithMessage && usesAgent(config))) proc.send(APP_MESSAGES.shutdown)
+    // Only a worker with a channel can hear the message (node ones); the others get the
+    // signal, as in PM2, rather than nothing and a SIGKILL at kill_timeout.
+    if ((config.shutdown_with_message || this.shutdownWithMessage) && usesAgent(config)) proc.send(APP_MESSAGES.shutdown)
     else this.effects.tree.signal(proc.pid, 'SIGINT')
   }
 

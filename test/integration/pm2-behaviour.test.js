@@ -127,3 +127,14 @@ test('describe shows the git revision the workers started from; --no-vizion turn
   assert.equal(quiet.config.vizion, false)
   assert.equal(quiet.versioning, null)
 })
+
+test('--shutdown-with-message on a bash script, which has no IPC channel: it gets SIGINT, as in PM2', async (t) => {
+  const home = useSupHome(t)
+  const start = await home.sup(['start', join(APPS, 'sigint-logger.sh'), '--name', 'sh', '--interpreter', 'bash', '--shutdown-with-message', '--kill-timeout', '30000'])
+  assert.equal(start.code, 0, start.stderr)
+  const log = join(home.paths.logs, 'sh-out.log')
+  await waitUntil(() => existsSync(log) && readFileSync(log, 'utf8').includes('ready'), 'the script ready')
+  // A SIGKILL at kill_timeout (30 s) would print nothing: the line says SIGINT came first.
+  assert.equal((await home.sup(['stop', 'sh'])).code, 0)
+  assert.match(readFileSync(log, 'utf8'), /got SIGINT/)
+})

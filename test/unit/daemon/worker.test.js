@@ -100,6 +100,15 @@ describe('stop ladder', () => {
       sent: ['shutdown']
     },
     {
+      name: 'shutdown_with_message on a worker of another interpreter, which has no channel to hear it: SIGINT, as in PM2',
+      config: { exec_mode: 'fork', interpreter: 'python3', shutdown_with_message: true },
+      onSignal: (proc, signal) => { if (signal === 'SIGINT') soon(() => proc.exit(0)) },
+      after: 0,
+      status: 'stopped',
+      signals: [['pid', 'SIGINT'], ['-pid', 'SIGKILL']],
+      sent: []
+    },
+    {
       name: 'the daemon-wide setting: SIGINT to a worker of another interpreter, which has no channel to hear a message',
       config: { exec_mode: 'fork', interpreter: 'python3' },
       daemonWide: true,
