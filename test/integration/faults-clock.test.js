@@ -8,7 +8,8 @@ import assert from 'node:assert/strict'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { APPS, useSupHome } from '../helpers/sup.js'
+import { waitUntil } from '../helpers/procs.js'
+import { APPS, useSupHome, waitForRows } from '../helpers/sup.js'
 
 /** The multi-threaded build (the daemon runs libuv's thread pool), from Debian's libfaketime. */
 const LIBFAKETIME = ['x86_64', 'aarch64'].map((arch) => `/usr/lib/${arch}-linux-gnu/faketime/libfaketimeMT.so.1`).find((f) => existsSync(f))
@@ -41,13 +42,12 @@ test('the wall clock set back and forward an hour: uptimes and crash accounting 
     const changedAt = Date.now()
     writeFileSync(offsetFile, `${offset}\n`)
     // The daemon's wall clock has moved once a line it logs carries the new time.
-    await until(() => daemonLogTimes(logFile).some((time) => sign * (time - Date.now()) > HOUR / 2),
+    await waitUntil(() => daemonLogTimes(logFile).some((time) => sign * (time - Date.now()) > HOUR / 2),
       `a daemon.log line an hour ${sign < 0 ? 'back' : 'ahead'}`, 15_000)
     // Two more restarts of "tick" after the jump, each a stable one.
-    const after = await untilAsync(async () => {
-      const r = await row(home, 'tick')
-      return r.restarts >= tick.restarts + 2 ? r : null
-    }, '"tick" restarting twice after the jump', 20_000)
+    const rows = await waitForRows(home, (rs) => rs.some((r) => r.name === 'tick' && r.restarts >= tick.restarts + 2),
+      { timeout: 20_000, what: '"tick" restarting twice after the jump' })
+    const after = /** @type {import('../../ipc/methods.js').WorkerRow} */ (rows.find((r) => r.name === 'tick'))
     assert.notEqual(after.status, 'errored', `"tick" is errored after the clock jumped ${offset} s`)
     assert.equal(after.unstable_restarts, 0)
     const now = await row(home, 'steady')
@@ -88,30 +88,4 @@ function daemonLogTimes (file) {
       return []
     }
   })
-}
-
-/**
- * @param {() => boolean} check
- * @param {string} what
- * @param {number} timeout
- */
-async function until (check, what, timeout) {
-  return untilAsync(async () => check() || null, what, timeout)
-}
-
-/**
- * @template T
- * @param {() => Promise<T | null>} check
- * @param {string} what
- * @param {number} timeout
- * @returns {Promise<T>}
- */
-async function untilAsync (check, what, timeout) {
-  const deadline = Date.now() + timeout
-  while (true) {
-    const value = await check()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
 }
