@@ -63,3 +63,26 @@ export async function waitUntil (check, what, timeout = 10_000) {
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
 }
+
+/**
+ * Wait until exactly `count` processes of a home mention `fragment`. `python3` may be a shell
+ * shim (pyenv) whose subshells carry the script's name for a moment before it execs Python,
+ * so one count taken right after `online` can see two; a copy started twice never goes away
+ * and still fails the wait.
+ * @param {string} home
+ * @param {string} fragment
+ * @param {number} count
+ * @param {number} [timeout]
+ * @returns {Promise<number[]>} their pids
+ */
+export async function waitForProcessCount (home, fragment, count, timeout = 10_000) {
+  let seen = /** @type {number[]} */ ([])
+  try {
+    return await waitUntil(() => {
+      seen = pidsRunning(home, fragment)
+      return seen.length === count ? seen : null
+    }, `${count} process(es) running ${fragment}`, timeout)
+  } catch (err) {
+    throw new Error(`${/** @type {Error} */ (err).message}; last seen ${seen.length}: ${seen.join(' ')}`)
+  }
+}

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { readDaemonPid } from '../../client/daemon.js'
 import { APPS, freePort, httpGet, isAlive, useSupHome, waitForExit, waitForRows } from '../helpers/sup.js'
-import { killEverythingOf, pidsRunning, waitUntil } from '../helpers/procs.js'
+import { killEverythingOf, pidsRunning, waitForProcessCount, waitUntil } from '../helpers/procs.js'
 import { waitForHttp } from '../helpers/under-load.js'
 
 /**
@@ -99,8 +99,8 @@ test('save and resurrect: a clean kill starts the next daemon empty, resurrect b
   assert.equal(b.code, 0, b.stderr)
   const rows = await waitForRows(home, (rs) => rs.length === 3 && rs.every((r) => r.status === 'online'), { what: 'resurrected apps online' })
   assert.deepEqual(rows.map((r) => `${r.name}/${r.mode}/${r.restored}`).sort(), ['web/cluster/resurrect', 'web/cluster/resurrect', 'worker/fork/resurrect'])
-  assert.equal(pidsRunning(home.home, 'http-server.js').length, 2)
-  assert.equal(pidsRunning(home.home, 'worker.py').length, 1)
+  await waitForProcessCount(home.home, 'http-server.js', 2)
+  await waitForProcessCount(home.home, 'worker.py', 1)
   // "online" can come from min_uptime before a slow worker listens: wait for the port.
   await waitForHttp(port)
   assert.equal((await httpGet(port)).status, 200, 'the app got its PORT back from its saved env')
@@ -132,10 +132,10 @@ test('kill -9 of the daemon: the next CLI call restores the apps, each once, and
   await waitForRows(home, (rs) => rs.length === 5 && rs.every((r) => r.status === 'online'), { what: 'all online' })
   await waitUntil(() => pidsRunning(home.home, 'sleep').length === 1, 'the grandchild of spawns-child')
   const oldPids = [
-    ...pidsRunning(home.home, 'http-server.js'),
-    ...pidsRunning(home.home, 'spawns-child.js'),
-    ...pidsRunning(home.home, 'worker.py'),
-    ...pidsRunning(home.home, 'stubborn.js'),
+    ...await waitForProcessCount(home.home, 'http-server.js', 2),
+    ...await waitForProcessCount(home.home, 'spawns-child.js', 1),
+    ...await waitForProcessCount(home.home, 'worker.py', 1),
+    ...await waitForProcessCount(home.home, 'stubborn.js', 1),
     ...pidsRunning(home.home, 'sleep')
   ]
   assert.equal(oldPids.length, 6, 'two web workers, spawns-child and its sleep, worker.py, stubborn')
@@ -154,10 +154,10 @@ test('kill -9 of the daemon: the next CLI call restores the apps, each once, and
     assert.equal(row.restarts, 0)
     assert.ok(!oldPids.includes(/** @type {number} */ (row.pid)))
   }
-  assert.equal(pidsRunning(home.home, 'http-server.js').length, 2)
-  assert.equal(pidsRunning(home.home, 'spawns-child.js').length, 1)
-  assert.equal(pidsRunning(home.home, 'worker.py').length, 1)
-  assert.equal(pidsRunning(home.home, 'stubborn.js').length, 1)
+  await waitForProcessCount(home.home, 'http-server.js', 2)
+  await waitForProcessCount(home.home, 'spawns-child.js', 1)
+  await waitForProcessCount(home.home, 'worker.py', 1)
+  await waitForProcessCount(home.home, 'stubborn.js', 1)
   await waitForHttp(port)
   const dump = readState(home)
   assert.equal(dump.daemon.pid, readDaemonPid(home.paths), 'the new daemon owns the dump')
