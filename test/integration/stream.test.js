@@ -15,7 +15,10 @@ const LINES_AFTER = 50
 test('a subscriber that stops reading is disconnected; the daemon and the others go on', async (t) => {
   const home = useSupHome(t)
   // No log files: a slow disk would hold the app back (log backpressure) and the stream with it.
-  const chatty = await home.sup(['start', join(APPS, 'chatty.js'), '--min-uptime', '100', '-o', '/dev/null', '-e', '/dev/null'], { env: { LINES: '20', SIZE: String(LINE_SIZE) } })
+  // 2 lines of 16 KiB every 10 ms (3.2 MiB/s): enough to fill a stalled subscriber's share in a
+  // couple of seconds, little enough that a reader on a loaded machine keeps up (at 32 MiB/s the
+  // reader fell behind too and was let go with the stalled one).
+  const chatty = await home.sup(['start', join(APPS, 'chatty.js'), '--min-uptime', '100', '-o', '/dev/null', '-e', '/dev/null'], { env: { LINES: '2', SIZE: String(LINE_SIZE) } })
   assert.equal(chatty.code, 0, chatty.stderr)
 
   const slow = await home.connect()
@@ -31,7 +34,9 @@ test('a subscriber that stops reading is disconnected; the daemon and the others
   const fast = await home.connect()
   t.after(() => fast.close())
   let fastLines = 0
+  let fastClosed = false
   fast.on('event', (topic) => { if (topic === 'log') fastLines++ })
+  fast.on('close', () => { fastClosed = true })
   await fast.request('subscribe', { topics: ['log'] })
 
   // The daemon says when it lets the stalled subscriber go (we cannot see it while not reading).
@@ -48,6 +53,9 @@ test('a subscriber that stops reading is disconnected; the daemon and the others
   assert.equal(code, CLOSE_SLOW_SUBSCRIBER)
   assert.equal(reason, 'subscriber too slow')
   assert.ok(slowLines < fastLines, `the slow one got ${slowLines} lines, the reader ${fastLines}`)
+  assert.equal(fastClosed, false, 'only the stalled subscriber was let go')
+  const drops = readFileSync(home.paths.daemonLog, 'utf8').split('\n').filter((line) => line.includes('fell too far behind'))
+  assert.equal(drops.length, 1, 'one subscriber dropped, the stalled one')
 })
 
 /**
