@@ -12,6 +12,13 @@ import { readListenFds, withListenPid, withoutListenVars } from '../ipc/listen-f
 import { resolvePaths } from '../ipc/paths.js'
 
 const DAEMON_MAIN = fileURLToPath(new URL('../daemon/main.cjs', import.meta.url))
+/**
+ * V8 flags for the daemon alone (its workers get their own execArgv, never these). A burst of
+ * restarts grows V8's young generation to 16 MiB semi-spaces, and V8 keeps them grown: idle 45 s
+ * after a 60 s crash loop a daemon was at 87 MiB, 60 MiB with 1 MiB semi-spaces, for the same
+ * restarts and CPU (docs/benchmarks.md, "What was done").
+ */
+const DAEMON_NODE_FLAGS = ['--max-semi-space-size=1']
 /** How long a daemon may take to report ready before we give up on it. */
 export const START_TIMEOUT = 10_000
 
@@ -66,7 +73,7 @@ export async function startDaemon (paths, daemonEnv = {}) {
   // exec()s the daemon with LISTEN_PID set to its own pid, as systemd does after its fork.
   const activation = readListenFds(process.env, process.pid)
   const env = { ...withoutListenVars(process.env), ...daemonEnv }
-  const plain = { command: process.execPath, args: [DAEMON_MAIN] }
+  const plain = { command: process.execPath, args: [...DAEMON_NODE_FLAGS, DAEMON_MAIN] }
   const { command, args } = activation ? withListenPid(plain) : plain
   if (activation) Object.assign(env, { LISTEN_FDS: String(activation.fds.length), LISTEN_FDNAMES: activation.names.join(':') })
   const child = spawn(command, args, {

@@ -1,11 +1,13 @@
 // @ts-check
 // A cold listing starts the daemon before the CLI has loaded (client/spawn-daemon.js); the
 // ways that start can go: first call, two at once, a leftover socket file, a daemon that
-// refuses to start.
+// refuses to start; the daemon's own V8 flags.
 import assert from 'node:assert/strict'
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { test } from 'node:test'
-import { useSupHome } from '../helpers/sup.js'
+import { readDaemonPid } from '../../client/daemon.js'
+import { APPS, freePort, useSupHome, waitForRows } from '../helpers/sup.js'
 
 test('a cold sup ls starts the daemon and answers; the next call finds the same daemon', async (t) => {
   const home = useSupHome(t)
@@ -44,4 +46,23 @@ test('a daemon that refuses to start fails the listing with its own one-line rea
   assert.equal(listed.code, 1)
   assert.match(listed.stderr, /^sup: invalid SUP_BALANCE "sideways" \(use "rr": .*\)\n$/)
   assert.equal(listed.stdout, '')
+})
+
+test('the daemon runs with small V8 semi-spaces; its workers, cluster and fork, do not inherit the flag', async (t) => {
+  const home = useSupHome(t)
+  const port = await freePort(2)
+  const server = join(APPS, 'http-server.js')
+  for (const args of [['-i', '1', '-n', 'clustered'], ['-n', 'forked']]) {
+    const started = await home.sup(['start', server, ...args], { env: { PORT: String(args[0] === '-i' ? port : port + 1) } })
+    assert.equal(started.code, 0, started.stderr)
+  }
+  const rows = await waitForRows(home, (r) => r.length === 2 && r.every((w) => w.status === 'online' && w.pid), { what: 'both workers online' })
+  const argvOf = (/** @type {number} */ pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
+  const daemonPid = readDaemonPid(home.paths)
+  assert.ok(daemonPid)
+  assert.ok(argvOf(daemonPid).includes('--max-semi-space-size=1'), `daemon argv: ${argvOf(daemonPid).join(' ')}`)
+  for (const row of rows) {
+    const argv = argvOf(/** @type {number} */ (row.pid))
+    assert.ok(!argv.some((a) => a.startsWith('--max-semi-space-size')), `${row.name} argv: ${argv.join(' ')}`)
+  }
 })

@@ -1,5 +1,6 @@
-// Footprint: the daemon's RSS with 0 and 20 apps, and one worker's RSS against the same app
-// run as plain `node app.js` (the agent's cost). PM2 alongside when installed.
+// Footprint: the daemon's RSS with 0 and 20 apps, then idle again after a burst of restarts (a
+// crash loop, deleted), and one worker's RSS against the same app run as plain `node app.js`
+// (the agent's cost). PM2 alongside when installed.
 import { writeEcosystem } from '../lib/ecosystem.js'
 import { probe, rss, sleep, waitForPids } from '../lib/procs.js'
 import { target } from '../lib/report.js'
@@ -58,6 +59,23 @@ export async function run (ctx) {
   if (pm2Pid) daemon.pm2.apps20 = rss(pm2Pid)
   rows.push(['daemon: sup, 0 apps', mib(daemon.sup.apps0), ''], ['daemon: sup, 20 apps', mib(daemon.sup.apps20), ''])
   if (pm2Pid) rows.push(['daemon: PM2, 0 apps', mib(daemon.pm2.apps0), ''], ['daemon: PM2, 20 apps', mib(daemon.pm2.apps20), ''])
+
+  // A burst: 4 workers that exit after 100 ms, restarted for a while, then deleted; the
+  // daemons measured once idle again (what a crash loop at night leaves behind by morning).
+  const burstMs = ctx.pick(60_000, 20_000)
+  const burstArgs = ['start', app('crash-loop.js'), '-i', '4', '-n', 'burst', '--min-uptime', '50', '--max-restarts', '1000000']
+  await sup.sup(burstArgs)
+  await pm2?.pm2(burstArgs)
+  await sleep(burstMs)
+  await sup.sup(['delete', 'burst'])
+  await pm2?.pm2(['delete', 'burst'])
+  // V8's memory reducer shrinks an idle heap ~30 s after its last major GC: measure past it,
+  // what stays, not what is on its way out.
+  await sleep(45_000)
+  daemon.sup.afterBurst = rss(supPid)
+  if (pm2Pid) daemon.pm2.afterBurst = rss(pm2Pid)
+  rows.push([`daemon: sup, 20 apps, idle after a ${burstMs / 1000} s crash loop`, mib(daemon.sup.afterBurst), ''])
+  if (pm2Pid) rows.push([`daemon: PM2, 20 apps, idle after a ${burstMs / 1000} s crash loop`, mib(daemon.pm2.afterBurst), ''])
   targets.push(
     target('sup daemon RSS, 0 apps (MiB)', daemon.sup.apps0 / MiB, '<=', 45, `${mib(daemon.sup.apps0)} MiB`),
     target('sup daemon RSS, 20 apps (MiB)', daemon.sup.apps20 / MiB, '<=', 48, `${mib(daemon.sup.apps20)} MiB`)
