@@ -8,7 +8,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { readDaemonPid } from '../../client/daemon.js'
+import { killDaemon, readDaemonPid } from '../../client/daemon.js'
 import { listDescendants, sendSignal } from '../../daemon/process-tree.js'
 import { resolvePaths } from '../../ipc/paths.js'
 import { isProcessRunning } from '../../ipc/process-status.js'
@@ -33,7 +33,7 @@ export function useSupHome (t) {
   const env = { ...process.env, SUP_HOME: home, NO_COLOR: '1' }
   /** @type {Array<() => void>} */
   const beforeRemoval = []
-  t.after(() => cleanUp(paths, env, beforeRemoval))
+  t.after(() => cleanUp(paths, beforeRemoval))
 
   /**
    * Run the CLI.
@@ -54,8 +54,22 @@ export function useSupHome (t) {
     if (options.input !== undefined) child.stdin?.end(options.input)
   })
 
-  /** `sup ls --json`, parsed. @returns {Promise<import('../../ipc/methods.js').WorkerRow[]>} */
+  /**
+   * The rows `sup ls --json` prints: `app.list` over the socket when a daemon runs (what that
+   * command sends; a CLI start-up costs ~0.2 s of CPU, and the suite lists ~170 times), else
+   * the CLI itself, which starts a daemon as `sup ls` does. test/integration/cli.test.js
+   * checks the command's own output.
+   * @returns {Promise<import('../../ipc/methods.js').WorkerRow[]>}
+   */
   const ls = async () => {
+    const conn = await connectSocket(paths.socket).catch(() => null)
+    if (conn) {
+      try {
+        return await conn.request('app.list')
+      } finally {
+        await conn.close()
+      }
+    }
     const result = await sup(['ls', '--json'])
     if (result.code !== 0) throw new Error(`sup ls failed: ${result.stderr}`)
     return JSON.parse(result.stdout)
@@ -70,18 +84,35 @@ export function useSupHome (t) {
 /**
  * Stop the daemon the polite way, then make sure nothing it started survives the test.
  * @param {import('../../ipc/paths.js').SupPaths} paths
- * @param {NodeJS.ProcessEnv} env
  * @param {Array<() => void>} [beforeRemoval]
  */
-async function cleanUp (paths, env, beforeRemoval = []) {
+async function cleanUp (paths, beforeRemoval = []) {
   const pid = readDaemonPid(paths)
   const tree = pid ? [pid, ...(await listDescendants(pid)).map((p) => p.pid)] : []
-  await new Promise((resolve) => {
-    execFile(process.execPath, [SUP_BIN, 'kill'], { env, timeout: 20_000 }, resolve)
-  })
+  await stopDaemon(paths)
   for (const p of tree) sendSignal(p, 'SIGKILL')
   for (const fn of beforeRemoval) fn()
   rmSync(paths.home, { recursive: true, force: true })
+}
+
+/**
+ * What `sup kill` does, from here: ask the daemon to stop its apps and itself, and wait for its
+ * process to end (the client's own killDaemon; the suite runs ~150 clean-ups, and a CLI
+ * start-up each was a tenth of its CPU). No daemon to reach: nothing to ask (`sup kill` says
+ * "no daemon running"); one that does not finish in 20 s is left to the SIGKILLs after.
+ * @param {import('../../ipc/paths.js').SupPaths} paths
+ */
+async function stopDaemon (paths) {
+  const conn = await connectSocket(paths.socket).catch(() => null)
+  if (!conn) return
+  /** @type {NodeJS.Timeout | undefined} */
+  let timer
+  const stopped = await Promise.race([
+    killDaemon(conn, paths).then(() => true, () => false),
+    new Promise((resolve) => { timer = setTimeout(resolve, 20_000, false) })
+  ])
+  clearTimeout(timer)
+  if (!stopped) await conn.close().catch(() => {})
 }
 
 /**
