@@ -7,6 +7,13 @@ import { startLoad } from './load.js'
 
 /** ms each fresh-connection loop waits between requests: 4 loops make at most ~200 connections/s. */
 const FRESH_PAUSE = 20
+/**
+ * ms each keep-alive loop waits between requests: 20 loops make at most ~4,000 requests/s.
+ * Requests are still in flight on every connection through each hand-over; unpaced, the load
+ * took both cores for the whole reload (the load tests were a fifth of the suite's CPU) and
+ * slowed the other suites running beside them.
+ */
+const KEEP_ALIVE_PAUSE = 5
 
 /**
  * @typedef {object} UnderLoadResult
@@ -37,7 +44,7 @@ export async function underLoad (port, operation, { keepAlive = 20, fresh = 4, s
     if (bodies.length < 100_000) bodies.push(parsed)
   }
   const loads = [
-    startLoad({ port, mode: 'keep-alive', concurrency: keepAlive, duration: 60_000, onResponse }),
+    startLoad({ port, mode: 'keep-alive', concurrency: keepAlive, duration: 60_000, pause: KEEP_ALIVE_PAUSE, onResponse }),
     // Paced: each fresh connection holds an ephemeral port in TIME_WAIT for a minute, and
     // other tests running beside this one need ports too.
     startLoad({ port, mode: 'fresh', concurrency: fresh, duration: 60_000, pause: FRESH_PAUSE, onResponse })
