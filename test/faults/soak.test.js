@@ -4,7 +4,8 @@
 // does not grow and RSS stays flat; the slopes are printed (`# ...`) for docs/reliability.md.
 //   SOAK_RESTARTS (default 2000; issue 13's full size is 10000), SOAK_RELOADS (default 200;
 //   full 2000), SOAK_LISTS (default 5000; full 20000). `ls` goes over one connection
-//   (`app.list`), so it measures the daemon, not 20,000 CLI start-ups.
+//   (`app.list`), so it measures the daemon, not 20,000 CLI start-ups. Medians per quarter of
+//   RSS and of anonymous memory (smaps_rollup) are printed too.
 import assert from 'node:assert/strict'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -16,11 +17,26 @@ const RESTARTS = Number(process.env.SOAK_RESTARTS ?? 2000)
 const RELOADS = Number(process.env.SOAK_RELOADS ?? 200)
 const LISTS = Number(process.env.SOAK_LISTS ?? 5000)
 
-/** @param {number} pid */
+/**
+ * RSS, anonymous memory (heap, malloc arenas: what a leak would grow, unlike the node binary's
+ * pages) and open fds of the daemon.
+ * @param {number} pid
+ */
 function sample (pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
   const rss = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) * 1024
-  return { at: Date.now(), rss, fds: readdirSync(`/proc/${pid}/fd`).length }
+  const anon = Number(/^Anonymous:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1]) * 1024
+  return { at: Date.now(), rss, anon, fds: readdirSync(`/proc/${pid}/fd`).length }
+}
+
+/**
+ * Medians of each quarter of the samples, in MiB: a drift shows as a staircase, GC noise not.
+ * @param {Array<{ rss: number, anon: number }>} samples
+ * @param {'rss' | 'anon'} key
+ */
+function quarterMedians (samples, key) {
+  const size = Math.max(1, Math.floor(samples.length / 4))
+  return [0, 1, 2, 3].map((q) => median(samples.slice(q * size, q === 3 ? samples.length : (q + 1) * size).map((s) => s[key])) / 1048576).map((v) => v.toFixed(1)).join(', ')
 }
 
 /**
@@ -99,6 +115,7 @@ test(`soak: ${RESTARTS} worker restarts, ${RELOADS} reloads, ${LISTS} lists; RSS
   t.diagnostic(`${restarts} restarts, ${reloads} reloads, ${lists} lists in ${Math.round((Date.now() - began) / 1000)} s; ` +
     `RSS ${(samples[0].rss / 1048576).toFixed(1)} → ${(samples.at(-1)?.rss ?? 0) / 1048576 | 0} MiB, after warm-up median ${(median(firstHalf.map((s) => s.rss)) / 1048576).toFixed(1)} → ${(median(secondHalf.map((s) => s.rss)) / 1048576).toFixed(1)} MiB, slope ${rssSlope.toFixed(1)} MiB/h; ` +
     `fds ${samples[0].fds} → ${samples.at(-1)?.fds}, slope ${fdSlope.toFixed(1)}/h; ${samples.length} samples`)
+  t.diagnostic(`after warm-up, medians per quarter: RSS ${quarterMedians(warm, 'rss')} MiB; anonymous ${quarterMedians(warm, 'anon')} MiB`)
   assert.ok(restarts >= RESTARTS)
   // fds: every restart opens pipes and closes them, so a sample can catch a few in flight;
   // the medians of the two halves compare what stays open. A leak would climb by thousands.
