@@ -4,7 +4,7 @@
 // by walking parent pids, and remembered with their start time so that a pid reused by
 // an unrelated process is never signalled.
 import { execFile } from 'node:child_process'
-import { readdir, readFile } from 'node:fs/promises'
+import { readdirSync, readFileSync } from 'node:fs'
 
 /**
  * @typedef {{ pid: number, ppid: number, startTime: string, pgid?: number, state?: string }} ProcInfo
@@ -31,10 +31,40 @@ export function listProcesses () {
   return tickScan
 }
 
+/**
+ * /proc files are read synchronously, CHUNK processes at a time with a turn of the event loop
+ * between chunks. /proc lives in memory: a synchronous read is a few microseconds, while
+ * fs/promises spent ~12 ms of CPU per scan of 78 processes against ~2.5 ms (open, fstat, read
+ * and close through the thread pool, a FileHandle and promises per file). In a crash loop the
+ * scans were a third of the daemon's CPU per restart. The chunks keep the daemon's loop (which
+ * hands connections to cluster workers) from pausing for a whole scan on a busy machine.
+ */
+const CHUNK = 64
+
+/** @param {string} name */
+const isPid = (name) => /^\d+$/.test(name)
+
 async function listFromProc () {
-  const entries = await readdir('/proc')
-  const reads = entries.filter((name) => /^\d+$/.test(name)).map((name) => readProcess(Number(name)))
-  return /** @type {ProcInfo[]} */ ((await Promise.all(reads)).filter(Boolean))
+  return readInChunks(readdirSync('/proc').filter(isPid).map(Number), readProcessSync)
+}
+
+/**
+ * `read` of each item, CHUNK at a time, one event-loop turn between chunks; nulls left out.
+ * @template T, R
+ * @param {T[]} items
+ * @param {(item: T) => R | null} read
+ * @returns {Promise<R[]>}
+ */
+async function readInChunks (items, read) {
+  const out = []
+  for (let i = 0; i < items.length; i += CHUNK) {
+    if (i > 0) await new Promise((resolve) => setImmediate(resolve))
+    for (const item of items.slice(i, i + CHUNK)) {
+      const value = read(item)
+      if (value !== null) out.push(value)
+    }
+  }
+  return out
 }
 
 /**
@@ -44,8 +74,16 @@ async function listFromProc () {
  */
 export async function readProcess (pid) {
   if (process.platform !== 'linux') return (await listFromPs()).find((p) => p.pid === pid) ?? null
+  return readProcessSync(pid)
+}
+
+/**
+ * @param {number} pid
+ * @returns {ProcInfo | null}
+ */
+function readProcessSync (pid) {
   try {
-    return parseStat(pid, await readFile(`/proc/${pid}/stat`, 'latin1'))
+    return parseStat(pid, readFileSync(`/proc/${pid}/stat`, 'latin1'))
   } catch {
     return null // the process ended while we looked
   }
@@ -162,19 +200,20 @@ async function sweep (wanted) {
   /** @type {Map<string, ProcInfo[]>} */
   const found = new Map()
   const candidates = (await listProcesses()).filter((p) => Number(p.startTime) >= from && p.pid !== process.pid)
-  await Promise.all(candidates.map(async (proc) => {
+  await readInChunks(candidates, (proc) => {
     let env
     try {
-      env = await readFile(`/proc/${proc.pid}/environ`, 'latin1')
+      env = readFileSync(`/proc/${proc.pid}/environ`, 'latin1')
     } catch {
-      return // gone, or not ours to read
+      return null // gone, or not ours to read
     }
     const match = TOKEN_PATTERN.exec(env)
     const token = match?.[1]
-    if (token === undefined || !wanted.has(token)) return
-    if (Number(proc.startTime) < /** @type {number} */ (wanted.get(token))) return
+    if (token === undefined || !wanted.has(token)) return null
+    if (Number(proc.startTime) < /** @type {number} */ (wanted.get(token))) return null
     found.set(token, [...(found.get(token) ?? []), proc])
-  }))
+    return null
+  })
   return found
 }
 
