@@ -5,7 +5,7 @@
 // linearly or worse.
 import { freemem } from 'node:os'
 import { writeEcosystem } from '../lib/ecosystem.js'
-import { cpuTime, freePort, rss, runCommand, sleep, waitForPids } from '../lib/procs.js'
+import { cpuTime, freePort, rss, runCommand, sleep, startProcess, waitForPids } from '../lib/procs.js'
 import { target } from '../lib/report.js'
 import { app, pm2Home, supHome } from '../lib/sides.js'
 import { fmt, interleave, median, mib, ratio, times } from '../lib/stats.js'
@@ -50,6 +50,16 @@ export async function run (ctx) {
     }
   }
 
+  // The floor: the same N apps as plain `node app.js`, all spawned at once by this process (no
+  // supervisor, no CLI), until each answers. What N Node start-ups cost on this machine.
+  /** @type {Record<string, number>} */
+  const floorMs = {}
+  for (const n of sizes) {
+    if (ctx.outOfTime()) break
+    floorMs[`${n} apps`] = await measureFloor(n)
+    rows.push([`${n} apps`, 'node app.js × N (floor)', fmt(floorMs[`${n} apps`]), '', '', '', '', ''])
+  }
+
   // Slopes: per app between consecutive sizes, so a figure growing worse than linearly shows.
   /** @type {Record<string, Record<string, number[]>>} */
   const slopes = {}
@@ -86,10 +96,12 @@ export async function run (ctx) {
       targets.push(target(`sup ${name}: last step ≤ first step (linear or better)`, grows ? 1 : 0, '>=', 1, `${fmt(values[0], 3)} → ${fmt(values.at(-1), 3)}`))
     }
   }
+  const floorTop = floorMs[`${sizes.at(-1)} apps`]
+  if (top && floorTop) ctx.note(`start ${sizes.at(-1)} apps: sup ${fmt(top.startMs)} ms = ${times(ratio(top.startMs, floorTop))} the floor of ${fmt(floorTop)} ms (plain node, spawned at once)`)
   return {
     header: ['size', 'side', 'start → all answer (ms)', 'ls (ms)', 'node -e 0 (ms)', 'ls / node', 'daemon RSS (MiB)', 'daemon CPU, idle'],
     rows,
-    figures: { bySide, slopes, sizes },
+    figures: { bySide, slopes, sizes, floorMs },
     targets
   }
 }
@@ -148,5 +160,23 @@ async function measureSize (ctx, side, { apps, instances }, { lsRounds, cpuSecon
     return { startMs, lsMs: median(results.ls), nodeMs: median(results.node), rss: memory, cpu }
   } finally {
     await home.close()
+  }
+}
+
+/**
+ * N plain `node hello.js` processes spawned at once, each on its own port: ms until every one
+ * answers HTTP. Stopped before returning.
+ * @param {number} count
+ */
+async function measureFloor (count) {
+  const ports = []
+  for (let i = 0; i < count; i++) ports.push(await freePort())
+  const t0 = performance.now()
+  const procs = ports.map((port) => startProcess(process.execPath, [app('hello.js')], { ...process.env, PORT: String(port) }))
+  try {
+    await Promise.all(ports.map((port) => waitForPids(port, { timeout: 60_000 + count * 1000 })))
+    return performance.now() - t0
+  } finally {
+    await Promise.all(procs.map((p) => p.stop()))
   }
 }
