@@ -103,3 +103,13 @@ test('ls --watch prints a fresh list every second until interrupted', async (t) 
   const [code] = await once(child, 'exit')
   assert.equal(code, 0)
 })
+
+test('a worker that blocks its event loop for 300 ms once a second reports a loop delay of that order', async (t) => {
+  const home = useSupHome(t)
+  assert.equal((await home.sup(['start', join(APPS, 'stalls.js'), '-n', 'stalls'])).code, 0)
+  // A stall of 100 ms or more is always seen at the agent's 100 ms resolution; the first
+  // report may come before the first stall, so wait for one that covers a second or more.
+  const [sample] = await waitForMetrics(home, (all) => all.length === 1 && all[0].loop_delay?.max >= 150, { what: 'a report with the stalls in it', timeout: 20_000 })
+  assert.ok(sample.loop_delay.max <= 1000, JSON.stringify(sample.loop_delay))
+  assert.ok(sample.loop_delay.p99 >= 100, `p99 sees them too: ${JSON.stringify(sample.loop_delay)}`)
+})
