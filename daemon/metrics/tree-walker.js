@@ -12,10 +12,12 @@ import { KeptFiles } from './kept-files.js'
 /** How often the fallback scans the whole process table (ms). */
 export const FALLBACK_RESCAN_MS = 10_000
 /**
- * How often the /proc walker lists a process's threads again (ms). Listing them (a readdir of
- * /proc/<pid>/task) cost more than reading their children files; threads come and go rarely,
- * and a child forked by a thread born since the last listing is counted at the next one. A
- * process's main thread, which forks what node's child_process starts, is always read.
+ * How often the /proc walker lists a process's threads again and reads the children of its
+ * threads other than the main one (ms). A node worker has about eleven threads (libuv's pool,
+ * V8's platform threads) and none of them forks: node's child_process and cluster fork from
+ * the main thread, as a shell or Python does, and that thread's children are read every walk.
+ * A child of another thread (a worker_threads thread, an addon) is counted within this delay.
+ * Reading every thread's file every walk was 1,100 reads a second at 100 apps.
  */
 export const TASKS_RELIST_MS = 10_000
 
@@ -46,7 +48,11 @@ export class ProcChildrenWalker {
     this.procRoot = procRoot
     this.now = now
     this.files = new KeptFiles()
-    /** The threads of each process seen, as last listed. @type {Map<number, { tids: string[], at: number }>} */
+    /**
+     * The threads of each process seen, as last listed, and the children its threads other
+     * than the main one had then.
+     * @type {Map<number, { tids: string[], at: number, others: number[] }>}
+     */
     this.tasks = new Map()
     /** Processes met in this walk, so the others' thread lists are dropped. @type {Set<number>} */
     this.met = new Set()
@@ -63,22 +69,30 @@ export class ProcChildrenWalker {
   }
 
   /**
-   * The thread ids of `pid`, listed again when the last listing is TASKS_RELIST_MS old.
+   * The children of `pid`'s threads other than the main one: read again, with a new listing
+   * of its threads, when the last one is TASKS_RELIST_MS old.
    * @param {number} pid
-   * @returns {string[] | null} null: the process is gone
+   * @returns {number[] | null} null: the process is gone
    */
-  tidsOf (pid) {
+  otherThreadsChildren (pid) {
     this.met.add(pid)
     const known = this.tasks.get(pid)
-    if (known && this.now() - known.at < TASKS_RELIST_MS) return known.tids
+    if (known && this.now() - known.at < TASKS_RELIST_MS) return known.others
+    let tids
     try {
-      const tids = readdirSync(`${this.procRoot}/${pid}/task`)
-      this.tasks.set(pid, { tids, at: this.now() })
-      return tids
+      tids = readdirSync(`${this.procRoot}/${pid}/task`).filter((tid) => tid !== String(pid))
     } catch {
       this.tasks.delete(pid)
       return null // gone
     }
+    const others = []
+    for (const tid of tids) {
+      // A thread that ended since the listing has no file any more, and no children.
+      const text = this.files.read(`${this.procRoot}/${pid}/task/${tid}/children`)
+      if (text !== null) others.push(...parseChildren(text))
+    }
+    this.tasks.set(pid, { tids, at: this.now(), others })
+    return others
   }
 
   /** @param {number} root */
@@ -99,33 +113,40 @@ export class ProcChildrenWalker {
   }
 
   /**
-   * Children of every thread of `pid` (a child belongs to the thread that forked it).
+   * Children of every thread of `pid` (a child belongs to the thread that forked it): the main
+   * thread's read now, the other threads' as of their last reading.
    * @param {number} pid
    * @returns {number[]}
    */
   childrenOf (pid) {
-    const tids = this.tidsOf(pid)
-    if (!tids) return []
-    const children = []
-    for (const tid of tids) {
-      const text = this.files.read(`${this.procRoot}/${pid}/task/${tid}/children`)
-      if (text === null) {
-        // That thread ended (or the pid is another process now): list the threads next time.
-        if (tid === String(pid)) this.tasks.delete(pid)
-        else this.tasks.set(pid, { tids: tids.filter((t) => t !== tid), at: this.tasks.get(pid)?.at ?? 0 })
-        continue
-      }
-      for (const word of text.split(' ')) {
-        if (word !== '') children.push(Number(word))
-      }
+    const others = this.otherThreadsChildren(pid)
+    if (!others) return []
+    const text = this.files.read(`${this.procRoot}/${pid}/task/${pid}/children`)
+    if (text === null) {
+      // Gone (or the pid is another process now): list its threads again next time.
+      this.tasks.delete(pid)
+      return []
     }
-    return children
+    return [...parseChildren(text), ...others]
   }
 
   close () {
     this.files.close()
     this.tasks.clear()
   }
+}
+
+/**
+ * The pids in a children file: space-separated, with a trailing space.
+ * @param {string} text
+ * @returns {number[]}
+ */
+function parseChildren (text) {
+  const pids = []
+  for (const word of text.split(' ')) {
+    if (word !== '') pids.push(Number(word))
+  }
+  return pids
 }
 
 export class ScanningWalker {

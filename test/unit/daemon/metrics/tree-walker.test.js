@@ -65,7 +65,7 @@ test('createTreeWalker picks the /proc walker on Linux', { skip: process.platfor
   walker.close()
 })
 
-test('ProcChildrenWalker lists a process\'s threads again only every TASKS_RELIST_MS, and reads their children every walk', async (t) => {
+test('ProcChildrenWalker reads the main thread\'s children every walk, the other threads\' with their listing every TASKS_RELIST_MS', async (t) => {
   const root = mkdtempSync(join(tmpdir(), 'sup-fake-proc-'))
   t.after(() => rmSync(root, { recursive: true, force: true }))
   /** @param {number} pid @param {number} tid @param {string} children */
@@ -86,4 +86,13 @@ test('ProcChildrenWalker lists a process\'s threads again only every TASKS_RELIS
   assert.deepEqual((await walker.walk([100])).get(100), [200, 201])
   clock += TASKS_RELIST_MS
   assert.deepEqual((await walker.walk([100])).get(100), [200, 201, 300])
+  task(100, 101, '300 301 ') // a known other thread forks: counted at the next listing
+  task(301, 301, '')
+  task(100, 100, '200 ') // 201 exits: gone from the main thread's file at once
+  assert.deepEqual((await walker.walk([100])).get(100), [200, 300])
+  clock += TASKS_RELIST_MS
+  assert.deepEqual((await walker.walk([100])).get(100), [200, 300, 301])
+  rmSync(join(root, '100', 'task', '101'), { recursive: true }) // that thread ends
+  clock += TASKS_RELIST_MS
+  assert.deepEqual((await walker.walk([100])).get(100), [200])
 })
