@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url'
 import { killDaemon, readDaemonPid } from '../../client/daemon.js'
 import { listDescendants, sendSignal } from '../../daemon/process-tree.js'
 import { resolvePaths } from '../../ipc/paths.js'
+import { killEverythingOf } from './procs.js'
 import { isProcessRunning } from '../../ipc/process-status.js'
 import { PROTOCOL_VERSION } from '../../ipc/methods.js'
 import { connect } from '../../ipc/transport.js'
@@ -91,6 +92,10 @@ async function cleanUp (paths, beforeRemoval = []) {
   const tree = pid ? [pid, ...(await listDescendants(pid)).map((p) => p.pid)] : []
   await stopDaemon(paths)
   for (const p of tree) sendSignal(p, 'SIGKILL')
+  // Whatever else carries this home: a daemon still starting when the test ended (not yet
+  // in daemon.pid, not yet on the socket) would otherwise outlive the test and put the home
+  // back; one did, in a CI run.
+  killEverythingOf(paths.home)
   for (const fn of beforeRemoval) fn()
   rmSync(paths.home, { recursive: true, force: true })
 }
