@@ -200,20 +200,18 @@ async function sweep (wanted) {
   /** @type {Map<string, ProcInfo[]>} */
   const found = new Map()
   const candidates = (await listProcesses()).filter((p) => Number(p.startTime) >= from && p.pid !== process.pid)
-  await readInChunks(candidates, (proc) => {
+  const marked = await readInChunks(candidates, (proc) => {
     let env
     try {
       env = readFileSync(`/proc/${proc.pid}/environ`, 'latin1')
     } catch {
       return null // gone, or not ours to read
     }
-    const match = TOKEN_PATTERN.exec(env)
-    const token = match?.[1]
+    const token = TOKEN_PATTERN.exec(env)?.[1]
     if (token === undefined || !wanted.has(token)) return null
-    if (Number(proc.startTime) < /** @type {number} */ (wanted.get(token))) return null
-    found.set(token, [...(found.get(token) ?? []), proc])
-    return null
+    return Number(proc.startTime) < /** @type {number} */ (wanted.get(token)) ? null : { token, proc }
   })
+  for (const { token, proc } of marked) found.set(token, [...(found.get(token) ?? []), proc])
   return found
 }
 

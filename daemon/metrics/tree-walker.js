@@ -49,9 +49,9 @@ export class ProcChildrenWalker {
     this.now = now
     this.files = new KeptFiles()
     /**
-     * The threads of each process seen, as last listed, and the children its threads other
-     * than the main one had then.
-     * @type {Map<number, { tids: string[], at: number, others: number[] }>}
+     * When each process's threads were last listed, and the children its threads other than
+     * the main one had then.
+     * @type {Map<number, { at: number, others: number[] }>}
      */
     this.tasks = new Map()
     /** Processes met in this walk, so the others' thread lists are dropped. @type {Set<number>} */
@@ -91,7 +91,7 @@ export class ProcChildrenWalker {
       const text = this.files.read(`${this.procRoot}/${pid}/task/${tid}/children`)
       if (text !== null) others.push(...parseChildren(text))
     }
-    this.tasks.set(pid, { tids, at: this.now(), others })
+    this.tasks.set(pid, { at: this.now(), others })
     return others
   }
 
