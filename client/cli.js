@@ -7,6 +7,7 @@ import { createRequire } from 'node:module'
 import { resolvePaths } from '../ipc/paths.js'
 import { SupError } from '../ipc/errors.js'
 import { listingForm } from './spawn-daemon.js'
+import { suggestVerb } from './suggest-verb.js'
 
 /** @typedef {import('commander').Command} Command */
 
@@ -71,8 +72,9 @@ export async function main (argv, io) {
     const command = /** @type {Command} */ (args[args.length - 1])
     const { silent, color } = command.optsWithGlobals()
     if (color === false) (await import('./format.js')).turnColorOff()
-    const quiet = (silent || isSet(io.env.PM2_SILENT)) && !KEEP_OUTPUT_WHEN_SILENT.has(command.name())
-    const ctx = { paths: resolvePaths(io.env), io: quiet ? silence(io) : io, opts: command.opts(), args: command.processedArgs }
+    const opts = command.opts()
+    const quiet = (silent || isSet(io.env.PM2_SILENT)) && !opts.json && !KEEP_OUTPUT_WHEN_SILENT.has(command.name())
+    const ctx = { paths: resolvePaths(io.env), io: quiet ? silence(io) : io, opts, args: command.processedArgs }
     const mod = await loadModule(`./commands/${file}.js`)
     exitCode = (await call(mod, ctx)) ?? 0
   }
@@ -81,14 +83,14 @@ export async function main (argv, io) {
     .description('A process supervisor for Node.js services.')
     .version(version, '-v, --version', 'print the version')
     // PM2's global flags, valid before or after the verb.
-    .option('-s, --silent', 'print nothing on stdout (errors still get their one line on stderr); PM2_SILENT does the same')
+    .option('-s, --silent', 'no chatter on stdout (errors still get their one line on stderr); what you asked to see still prints (--json, jlist, prettylist, logs, describe, pid, id, env); PM2_SILENT does the same')
     .option('--no-color', 'no colour, whatever the terminal')
     .showSuggestionAfterError()
     .exitOverride()
     .configureOutput({
       writeOut: (text) => io.out(text.replace(/\n$/, '')),
       writeErr: (text) => io.err(text.replace(/\n$/, '')),
-      outputError: (text, write) => write(`sup: ${text.replace(/^error: /, '').trimEnd()} (sup --help lists commands and flags)\n`)
+      outputError: (text, write) => write(`sup: ${usageLine(text)} (sup --help lists commands and flags)\n`)
     })
 
   addStartCommand(program, action, await import('./config/start-options.js'), argv)
@@ -167,11 +169,11 @@ export async function main (argv, io) {
     .option('--json', 'print JSON')
     .action(action('metrics', (mod, ctx) => mod.run(ctx)))
   program.command('jlist')
-    .description('same as ls --json')
-    .action(action('ls', (mod, ctx) => mod.run({ ...ctx, opts: { json: true } })))
+    .description('every worker as PM2 lists it (pm_id, name, pid, pm2_env.status, pm2_env.restart_time, monit.memory…), for tools written for PM2; sup ls --json is sup\'s own list')
+    .action(action('ls', (mod, ctx) => mod.run({ ...ctx, opts: { pm2: 'jlist' } })))
   program.command('prettylist')
-    .description('same as ls --json, indented for people')
-    .action(action('ls', (mod, ctx) => mod.run({ ...ctx, opts: { json: true, pretty: true } })))
+    .description('what jlist prints, as PM2 prints it for people (a JavaScript literal)')
+    .action(action('ls', (mod, ctx) => mod.run({ ...ctx, opts: { pm2: 'prettylist' } })))
 
   program.command('pid [name]')
     .description('print the pid of each worker of the app (or of every app) that has a process, one per line')
@@ -218,7 +220,7 @@ export async function main (argv, io) {
     .action(action('ping', (mod, ctx) => mod.run(ctx)))
 
   program.command('save').alias('dump')
-    .description('write the apps that run now to $SUP_HOME/dump.json (kept current after every change anyway)')
+    .description('write the apps that run now to $SUP_HOME/dump.json (dump.pm2 in PM2\'s home), what resurrect and boot start; only save writes it (after a crash the daemon restores from its own state.json)')
     .option('-f, --force', 'save even an empty list over a dump that holds apps')
     .option('--json', 'print JSON')
     .action(action('save', (mod, ctx) => mod.run(ctx)))
@@ -271,6 +273,8 @@ export async function main (argv, io) {
       .action(action('settings', (mod, ctx) => mod.run(verb, ctx.args, ctx)))
   }
 
+  // The verbs inherited commander's guesses for their flags; a mistyped verb gets ours (usageLine).
+  program.showSuggestionAfterError(false)
   try {
     await program.parseAsync(argv, { from: 'user' })
   } catch (err) {
@@ -300,6 +304,21 @@ function addStartCommand (program, action, { declareStartOptions }, argv) {
 }
 
 /**
+ * Commander's usage error as one line: its "(Did you mean …?)" joins the line, and an unknown
+ * verb gets suggestVerb's guess, which never names a verb that stops or deletes anything.
+ * @param {string} text commander's message, "error: …", perhaps with a second line
+ */
+export function usageLine (text) {
+  const line = text.replace(/^error: /, '').trim()
+  const unknown = /^unknown command '(.*)'/.exec(line)
+  if (unknown) {
+    const guess = suggestVerb(unknown[1])
+    return `${unknown[0]}${guess ? `; did you mean ${guess}?` : ''}`
+  }
+  return line.replace(/\s*\n\s*\(Did you mean (.+)\?\)$/, '; did you mean $1?').replace(/\s*\n\s*/g, ' ')
+}
+
+/**
  * startOrRestart and friends take a config file, as in PM2.
  * @param {string} target
  * @param {string} verb
@@ -325,10 +344,11 @@ export function splitStartOperands (operands, argv) {
 }
 
 /**
- * -s/PM2_SILENT hushes messages, not the data a command exists to print: PM2 too still
- * streams `pm2 logs` lines and prints `jlist`/`prettylist` (process.stdout, not console).
+ * -s/PM2_SILENT hushes sup's chatter (what an action did, the ls table), never the data a
+ * command exists to print: PM2 too still streams `pm2 logs` lines and prints
+ * `jlist`/`prettylist` (process.stdout, not console). Any `--json` is data too (design §10).
  */
-const KEEP_OUTPUT_WHEN_SILENT = new Set(['logs', 'jlist', 'prettylist'])
+const KEEP_OUTPUT_WHEN_SILENT = new Set(['logs', 'jlist', 'prettylist', 'describe', 'pid', 'id', 'env'])
 
 /**
  * PM2's start flags that turn off what sup never does (the @pm2/io agent,

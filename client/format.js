@@ -136,8 +136,11 @@ function resurrectLines (result, io) {
   for (const warning of result.warnings) io.err(`sup: warning: ${warning}`)
   if (result.source === null) return [`nothing to resurrect: no saved apps in ${result.file}`]
   if (result.apps.length === 0) return [`nothing to resurrect: every app in ${result.source} is already there (${result.skipped.join(', ') || 'none saved'})`]
+  // The apps named as already there are in the table too (result.present, when the caller
+  // listed them): a line should not name apps its table leaves out.
+  const rows = [...result.workers, ...(result.present ?? [])].sort((a, b) => a.id - b.id)
   return [
     `resurrected ${result.apps.join(', ')} from ${result.source}${result.skipped.length ? ` (already there: ${result.skipped.join(', ')})` : ''}`,
-    renderWorkers(result.workers)
+    renderWorkers(rows)
   ]
 }

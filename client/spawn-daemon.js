@@ -29,13 +29,13 @@ let earlyStart = null
  * `sup ls`, `list`, `status` (alone or with --json) and `jlist`: the listings scripts poll,
  * which start the daemon when none runs and need none of commander's parsing.
  * @param {string[]} argv
- * @returns {{ json: boolean } | null}
+ * @returns {{ json: boolean } | { pm2: 'jlist' } | null}
  */
 export function listingForm (argv) {
   const [verb, flag, ...rest] = argv
   if (rest.length > 0) return null
   if (['ls', 'list', 'status', 'l', 'ps'].includes(verb) && (flag === undefined || flag === '--json')) return { json: flag === '--json' }
-  if (verb === 'jlist' && flag === undefined) return { json: true }
+  if (verb === 'jlist' && flag === undefined) return { pm2: 'jlist' }
   return null
 }
 

@@ -90,7 +90,7 @@ export const HANDLERS = {
     return { app: params.app, removed: await settings.unset(params.app, params.key ?? null) }
   },
   'settings.get': (params, { settings }) => params.app ? { [params.app]: settings.of(params.app) } : settings.data,
-  'dump.status': (params, { persistence }) => persistence ? { enabled: true, ...persistence.status() } : { enabled: false },
+  'dump.status': (params, { persistence }) => persistence ? { enabled: true, ...persistence.status({ unreported: params.unreported }) } : { enabled: false },
   'metrics.history' (params, { supervisor, sampler }) {
     const workers = params.target ? supervisor.resolve([params.target]) : supervisor.match('all')
     return workers.map((w) => ({ id: w.id, name: w.app.config.name, instance: w.instance, interval: sampler.interval, ...sampler.historyOf(w.id).last(params.points) }))

@@ -49,6 +49,7 @@ export const ERRORS = Object.freeze({
   SUP_ERR_CONFIG_INVALID_PROBE: { message: 'invalid {probe} probe {value}: {reason} (docs/probes.md)' },
   SUP_ERR_CONFIG_FILE_NOT_FOUND: { message: 'config file "{file}" not found' },
   SUP_ERR_CONFIG_FILE_SYNTAX: { message: 'config file {file}{where} could not be read: {reason}' },
+  SUP_ERR_CONFIG_MODULE_NOT_FOUND: { message: '{file}: cannot load module \'{module}\' ({fix})' },
   SUP_ERR_CONFIG_FILE_NO_APPS: { message: 'config file {file} has no apps (export { apps: [ { name, script } ] })' },
   SUP_ERR_CONFIG_WRITE_FAILED: { message: 'cannot write {file}: {reason} (check the permissions of the current directory)' },
   SUP_ERR_CONFIG_ONLY_NO_MATCH: { message: '--only {only} matches no app in {file} (it has: {names})' },

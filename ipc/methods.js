@@ -110,7 +110,8 @@ export const METHODS = {
   'dump.save': { type: 'object', properties: { force: { type: 'boolean' } } },
   // shellEnv as for app.start: what the resurrected workers inherit, never saved.
   'dump.resurrect': { type: 'object', properties: { shellEnv: ENV_RECORD } },
-  'dump.status': none,
+  // unreported: only the notes no caller was told yet, then marked told (sup ls prints each once)
+  'dump.status': { type: 'object', properties: { unreported: { type: 'boolean' } } },
   // `sup set <app>.<key> <value>`: values given to the app's workers as environment variables
   'settings.set': {
     type: 'object',

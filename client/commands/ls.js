@@ -1,5 +1,6 @@
 // @ts-check
 // sup ls [--json] [--watch]: reads the daemon's cached figures; never triggers a sampling pass.
+import { inspect } from 'node:util'
 import { connectDaemon } from '../daemon.js'
 import { SupError } from '../../ipc/errors.js'
 import { formatBytes, formatDuration, renderLogWarnings, renderWorkers } from '../format.js'
@@ -17,9 +18,13 @@ export async function run ({ paths, io, opts }) {
   const conn = await connectDaemon(paths, { start: true, pipeline: !opts.watch })
   try {
     if (opts.watch) return await watch(conn, io, opts)
+    if (opts.pm2) {
+      io.out(renderPm2List(await pm2List(conn), opts.pm2))
+      return 0
+    }
     if (opts.json) {
       const rows = await conn.request('app.list')
-      io.out(JSON.stringify(order ? sortRows(rows, order) : rows, null, opts.pretty ? 2 : undefined))
+      io.out(JSON.stringify(order ? sortRows(rows, order) : rows))
       return 0
     }
     if (opts.miniList) {
@@ -27,19 +32,45 @@ export async function run ({ paths, io, opts }) {
       return 0
     }
     // Both requests go out at once: the notes cost no second round trip on the CLI's
-    // most-used command. A daemon that predates dump.status just has no notes.
+    // most-used command. A daemon that predates dump.status just has no notes. Each note
+    // comes once (the daemon marks it told) and on stderr, out of `sup ls | …` pipes.
     const [rows, status] = await Promise.all([
       conn.request('app.list'),
-      conn.request('dump.status').catch(() => null)
+      conn.request('dump.status', { unreported: true }).catch(() => null)
     ])
     io.out(renderWorkers(order ? sortRows(rows, order) : rows))
     for (const line of renderLogWarnings(rows)) io.out(line)
-    for (const line of dumpNotes(status, Date.now())) io.out(line)
+    for (const line of dumpNotes(status, Date.now())) io.err(line)
     return 0
   } finally {
     if (opts.watch) await conn.close()
     else conn.leave()
   }
+}
+
+/**
+ * The workers as `pm2 jlist` shows them: each app's settings and log paths come from its describe.
+ * @param {import('../../ipc/transport.js').Connection} conn
+ */
+async function pm2List (conn) {
+  /** @type {import('../../ipc/methods.js').WorkerRow[]} */
+  const rows = await conn.request('app.list')
+  const names = [...new Set(rows.map((row) => row.name))]
+  const described = await Promise.all(names.map((target) => conn.request('app.describe', { target })))
+  const apps = new Map(described.map((app) => [app.name, app]))
+  const { toPm2 } = await import('../pm2-list.js')
+  const now = Date.now()
+  return rows.map((row) => toPm2(row, apps.get(row.name), now))
+}
+
+/**
+ * jlist: one line of JSON; prettylist: the list as PM2 prints it, util.inspect's JavaScript
+ * literal (`status: 'online'`), which PM2 users' scripts grep.
+ * @param {unknown[]} list
+ * @param {'jlist' | 'prettylist'} form
+ */
+function renderPm2List (list, form) {
+  return form === 'jlist' ? JSON.stringify(list) : inspect(list, false, null, false)
 }
 
 /** The fields `--sort` takes: PM2's (`namespace` aside: rows do not carry it), and restarts. */

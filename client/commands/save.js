@@ -1,6 +1,7 @@
 // @ts-check
-// sup save [--force]: write the apps that run now to dump.json (the daemon keeps it current
-// anyway; save also drops saved apps that were not resurrected).
+// sup save [--force]: write the apps that run now to dump.json, which `sup resurrect` and boot
+// read. Only save writes it (the daemon's own state.json, kept current, is for crash recovery);
+// save also drops saved apps that were not resurrected.
 import { connectDaemon } from '../daemon.js'
 
 /** @param {import('../cli.js').CommandContext} ctx */

@@ -32,7 +32,7 @@ export async function loadConfigFile (file, cwd, { envName } = {}) {
   const ext = path.extname(abs).toLowerCase()
   const exported = ext === '.json'
     ? await readJson(abs)
-    : ext === '.yml' || ext === '.yaml' ? await readYaml(abs) : await importJs(abs)
+    : ext === '.yml' || ext === '.yaml' ? await readYaml(abs) : await importJs(abs, file)
   return { file: abs, apps: appsOf(exported, abs, envName) }
 }
 
@@ -183,16 +183,48 @@ async function readYaml (file) {
   }
 }
 
-/** @param {string} file */
-async function importJs (file) {
+/**
+ * @param {string} file absolute
+ * @param {string} given the path as the user gave it, for the one-line message of a missing module
+ */
+async function importJs (file, given) {
   try {
     const mod = await import(pathToFileURL(file).href)
     // CJS `module.exports` arrives as `default`; ESM `export const apps` as the namespace
     return mod.default ?? mod
   } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err)
+    const missing = missingModule(err)
+    if (missing) throw new SupError('SUP_ERR_CONFIG_MODULE_NOT_FOUND', { file: given, module: missing, fix: installHint(missing, file) }, { cause: err })
+    // Node's messages may run on (a require stack): the first line says what went wrong.
+    const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0]
     throw new SupError('SUP_ERR_CONFIG_FILE_SYNTAX', { file, where: locateJsError(err, file), reason }, { cause: err })
   }
+}
+
+/**
+ * The module a config file could not load: `require('dotenv')` (MODULE_NOT_FOUND) or
+ * `import 'dotenv'` (ERR_MODULE_NOT_FOUND); null for any other failure.
+ * @param {unknown} err
+ * @returns {string | null}
+ */
+function missingModule (err) {
+  const { code, message } = /** @type {NodeJS.ErrnoException} */ (err ?? {})
+  if (code !== 'MODULE_NOT_FOUND' && code !== 'ERR_MODULE_NOT_FOUND') return null
+  return /^Cannot find (?:module|package) '([^']+)'/.exec(String(message))?.[1] ?? null
+}
+
+/**
+ * How to get a missing module: a package is installed where the config file's project is (the
+ * nearest folder with a package.json, else the file's own); a path is a file that is not there.
+ * @param {string} specifier
+ * @param {string} file the config file, absolute
+ */
+function installHint (specifier, file) {
+  if (specifier.startsWith('.') || path.isAbsolute(specifier)) return 'no such file: check the path, relative to the file that requires it'
+  const pkg = specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/')
+  let dir = path.dirname(file)
+  while (!fs.existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir)
+  return `npm install ${pkg} in ${fs.existsSync(path.join(dir, 'package.json')) ? dir : path.dirname(file)}`
 }
 
 /**

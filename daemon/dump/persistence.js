@@ -43,6 +43,9 @@ export class Persistence extends EventEmitter {
     this.recovery = null
     /** @type {string[]} */
     this.warnings = []
+    /** What status({ unreported: true }) has told so far. */
+    /** @type {{ recovery: object | null, parked: Set<string>, warnings: number, lastError: string | null }} */
+    this.told = { recovery: null, parked: new Set(), warnings: 0, lastError: null }
     /** @type {{ at: number, reason: string } | null} */
     this.lastWrite = null
     /** @type {string | null} */
@@ -130,16 +133,32 @@ export class Persistence extends EventEmitter {
     })
   }
 
-  /** What `sup ls` and `sup ping` tell people about the dump. */
-  status () {
-    return {
+  /**
+   * What `sup ls` tells people about the dump. `unreported`: only what no caller was told yet
+   * (a recovery, newly parked apps, new warnings, a new write error), which is then marked
+   * told, so a note comes once, on the first listing after it happened, not on every one.
+   * @param {{ unreported?: boolean }} [options]
+   */
+  status ({ unreported = false } = {}) {
+    const parked = this.saved.filter((name) => !this.supervisor.apps.has(name))
+    const status = {
       file: this.file,
       save_file: this.saveFile,
       recovery: this.recovery,
-      parked: this.saved.filter((name) => !this.supervisor.apps.has(name)),
+      parked,
       warnings: this.warnings,
       last_write: this.lastWrite,
       last_error: this.lastError
+    }
+    if (!unreported) return status
+    const { told } = this
+    this.told = { recovery: this.recovery, parked: new Set(parked), warnings: this.warnings.length, lastError: this.lastError }
+    return {
+      ...status,
+      recovery: told.recovery === this.recovery ? null : this.recovery,
+      parked: parked.some((name) => !told.parked.has(name)) ? parked : [],
+      warnings: this.warnings.slice(told.warnings),
+      last_error: told.lastError === this.lastError ? null : this.lastError
     }
   }
 

@@ -88,7 +88,11 @@ test('save and resurrect: a clean kill starts the next daemon empty, resurrect b
 
   const ls = await home.sup(['ls'])
   assert.match(ls.stdout, /no apps/)
-  assert.match(ls.stdout, /note: saved but not running: web, worker \(sup resurrect starts them\)/)
+  // A note is for people: on stderr, out of `sup ls | …` pipes, and once.
+  assert.match(ls.stderr, /note: saved but not running: web, worker \(sup resurrect starts them\)/)
+  assert.doesNotMatch(ls.stdout, /note:/)
+  const next = await home.sup(['ls'])
+  assert.doesNotMatch(next.stdout + next.stderr, /note:/, 'the next ls does not repeat it')
   const empty = await home.sup(['save'])
   assert.equal(empty.code, 1, 'an empty list does not replace saved apps without --force')
   assert.match(empty.stderr, /no apps to save, and .*dump\.json holds 2 app\(s\).*--force/)
@@ -143,8 +147,10 @@ test('kill -9 of the daemon: the next CLI call restores the apps, each once, and
   const deadPid = await crashDaemon(home)
   const ls = await home.sup(['ls'])
   assert.equal(ls.code, 0, ls.stderr)
-  assert.match(ls.stdout, new RegExp(`note: the previous daemon \\(pid ${deadPid}\\) died; restored web, spawns-child, worker, stubborn from .*state\\.json`))
-  assert.match(ls.stdout, /first stopped 1 of its workers that still ran; killed \d process/, 'stubborn outlived the daemon and needed SIGKILL')
+  assert.match(ls.stderr, new RegExp(`note: the previous daemon \\(pid ${deadPid}\\) died; restored web, spawns-child, worker, stubborn from .*state\\.json`))
+  assert.match(ls.stderr, /first stopped 1 of its workers that still ran; killed \d process/, 'stubborn outlived the daemon and needed SIGKILL')
+  assert.doesNotMatch(ls.stdout, /note:/, 'notes stay out of `sup ls | …` pipes')
+  assert.doesNotMatch((await home.sup(['ls'])).stderr, /note:/, 'told once')
   // Replacements started only after the old ones were gone, so the old pids are dead by now.
   assert.deepEqual(oldPids.filter(isAlive), [])
 
@@ -192,8 +198,8 @@ test('a corrupt state file falls back to the .bak with a message; both corrupt s
 
   const ls = await home.sup(['ls'])
   assert.equal(ls.code, 0, ls.stderr)
-  assert.match(ls.stdout, /warning: the dump .*state\.json cannot be read: not JSON .*truncated.*; moved it to .*state\.json\.corrupt/)
-  assert.match(ls.stdout, /warning: using .*state\.json\.bak .* instead/)
+  assert.match(ls.stderr, /warning: the dump .*state\.json cannot be read: not JSON .*truncated.*; moved it to .*state\.json\.corrupt/)
+  assert.match(ls.stderr, /warning: using .*state\.json\.bak .* instead/)
   const rows = await waitForRows(home, (rs) => rs.length === 1 && rs[0].status === 'online', { what: 'restored from the .bak' })
   assert.equal(rows[0].name, 'first')
   assert.equal(existsSync(`${home.paths.state}.corrupt`), true)
@@ -208,6 +214,6 @@ test('a corrupt state file falls back to the .bak with a message; both corrupt s
   const empty = await home.sup(['ls'])
   assert.equal(empty.code, 0, empty.stderr)
   assert.match(empty.stdout, /no apps/)
-  assert.match(empty.stdout, /warning: the dump .*state\.json\.bak cannot be read: the file is empty: no saved apps/)
+  assert.match(empty.stderr, /warning: the dump .*state\.json\.bak cannot be read: the file is empty: no saved apps/)
   assert.equal((await home.sup(['ping'])).code, 0, 'the daemon runs')
 })

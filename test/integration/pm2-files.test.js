@@ -19,6 +19,11 @@ test('SUP_HOME set to PM2\'s home: dump.pm2 and its .bak, pm2.pid, a broken dump
   const dump = join(home.home, 'dump.pm2')
   assert.equal((await home.sup(['start', SCRIPT, '--name', 'web', '-i', '2'], pm2)).code, 0)
   await waitForRows(home, (rs) => rs.length === 2 && rs.every((r) => r.status === 'online'), { what: 'two workers online' })
+  // PM2 7's error log name, which `~/.pm2/logs/*-error.log` tails and log shippers expect
+  const logs = JSON.parse((await home.sup(['describe', 'web', '--json'], pm2)).stdout).logs
+  assert.deepEqual(logs.filter((/** @type {string} */ p) => /-err/.test(p)).sort(), [join(home.home, 'logs', 'web-error-0.log'), join(home.home, 'logs', 'web-error-1.log')])
+  const jlist = JSON.parse((await home.sup(['jlist'], pm2)).stdout)
+  assert.deepEqual(jlist.map((/** @type {any} */ p) => p.pm2_env.pm_err_log_path).sort(), [join(home.home, 'logs', 'web-error-0.log'), join(home.home, 'logs', 'web-error-1.log')])
 
   const daemonPid = JSON.parse((await home.sup(['ping', '--json'], pm2)).stdout).pid
   assert.equal(readFileSync(join(home.home, 'pm2.pid'), 'utf8'), `${daemonPid}\n`, 'PM2\'s pid file, with the daemon\'s pid')

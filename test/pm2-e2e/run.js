@@ -139,19 +139,15 @@ function run (command, args) {
 }
 
 /**
- * The `pm2` the scripts call: sup, except prettylist/jlist rendered in PM2's shape.
+ * The `pm2` the scripts call: sup (whose jlist and prettylist print PM2's shape).
  * @param {string} file
  */
 function writeShim (file) {
   fs.mkdirSync(path.dirname(file), { recursive: true })
   const sup = path.join(ROOT, 'bin', 'sup.js')
-  const shape = path.join(HERE, 'pm2-shape.js')
   fs.writeFileSync(file, [
     '#!/usr/bin/env bash',
-    'case "$1" in',
-    `  prettylist|jlist) exec "${process.execPath}" "${shape}" "$1" ;;`,
-    `  *) exec "${process.execPath}" "${sup}" "$@" ;;`,
-    'esac',
+    `exec "${process.execPath}" "${sup}" "$@"`,
     ''
   ].join('\n'), { mode: 0o755 })
   return file

@@ -195,13 +195,14 @@ describe('loadConfigFile', () => {
     })
   }
 
-  test('a config that requires a missing module', async () => {
-    const file = write('cjs/dep.config.js', 'require("sup-no-such-module")\nmodule.exports = { apps: [] }\n')
+  test('a config that requires a missing module: one line, the package and where to install it', async () => {
+    const file = write('cjs/dep.config.js', 'require("sup-no-such-module/sub")\nmodule.exports = { apps: [] }\n')
     await assert.rejects(() => loadConfigFile(file, dir), (err) => {
-      const { code, details } = /** @type {any} */ (err)
-      assert.equal(code, 'SUP_ERR_CONFIG_FILE_SYNTAX')
-      assert.match(details.reason, /sup-no-such-module/)
-      assert.match(details.where, /^:1(:\d+)?$/)
+      const { code, details, message } = /** @type {any} */ (err)
+      assert.equal(code, 'SUP_ERR_CONFIG_MODULE_NOT_FOUND')
+      assert.equal(details.module, 'sup-no-such-module/sub')
+      assert.match(details.fix, /^npm install sup-no-such-module in \//)
+      assert.doesNotMatch(message, /\\n|\n|Require stack/)
       return true
     })
   })

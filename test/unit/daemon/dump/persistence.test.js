@@ -70,6 +70,10 @@ test('after a clean stop the next daemon starts empty; resurrect brings the save
   const { supervisor, persistence, drive } = await setup(t, before.persistence.file)
   assert.deepEqual(supervisor.list(), [])
   assert.deepEqual(persistence.status().parked, ['a', 'b'])
+  // A listing is told the parked apps once; status() without unreported always has them.
+  assert.deepEqual(persistence.status({ unreported: true }).parked, ['a', 'b'])
+  assert.deepEqual(persistence.status({ unreported: true }).parked, [])
+  assert.deepEqual(persistence.status().parked, ['a', 'b'])
   const first = await drive(persistence.resurrect({}))
   assert.deepEqual(first.apps, ['a', 'b'])
   assert.deepEqual(supervisor.list().map((r) => `${r.name}:${r.status}`), ['a:online', 'a:online', 'b:online'])
