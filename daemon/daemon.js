@@ -20,7 +20,7 @@ import { EventJournal } from './events/journal.js'
 import { rolloutEvent } from './events/rollout-event.js'
 import { startServer } from './server.js'
 import { Settings } from './settings.js'
-import { setBalance, useSettings } from './spawn-worker.js'
+import { setBalance, useSettings } from './worker/spawn.js'
 import { InheritedSockets } from './sockets/inherited-sockets.js'
 import { Supervisor } from './supervisor.js'
 
@@ -183,7 +183,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
 
 /**
  * What the Prometheus endpoint needs of a worker.
- * @param {import('./worker.js').Worker} worker
+ * @param {import('./worker/worker.js').Worker} worker
  * @returns {import('./metrics/prometheus.js').ExportedWorker}
  */
 function exportWorker (worker) {
