@@ -3,7 +3,7 @@
 import { inspect } from 'node:util'
 import { connectDaemon } from '../daemon.js'
 import { SupError } from '../../ipc/errors.js'
-import { formatBytes, formatDuration, renderLogWarnings, renderWorkers } from '../format.js'
+import { formatBytes, formatDuration, renderLogWarnings, renderRestartNotes, renderWorkers } from '../format.js'
 
 /** How often --watch asks again. The daemon samples once a second, so faster shows nothing new. */
 const WATCH_MS = 1000
@@ -40,6 +40,7 @@ export async function run ({ paths, io, opts }) {
     ])
     io.out(renderWorkers(order ? sortRows(rows, order) : rows))
     for (const line of renderLogWarnings(rows)) io.out(line)
+    for (const line of renderRestartNotes(rows, Date.now())) io.out(line)
     for (const line of dumpNotes(status, Date.now())) io.err(line)
     return 0
   } finally {
@@ -141,7 +142,7 @@ async function watch (conn, io, opts) {
   try {
     while (!stop.signal.aborted) {
       const rows = await conn.request('app.list')
-      const text = opts.json ? JSON.stringify(rows) : [renderWorkers(rows), ...renderLogWarnings(rows)].join('\n')
+      const text = opts.json ? JSON.stringify(rows) : [renderWorkers(rows), ...renderLogWarnings(rows), ...renderRestartNotes(rows, Date.now())].join('\n')
       if (inPlace) io.out(`${CLEAR}sup ls --watch · every ${WATCH_MS / 1000}s · ${new Date().toLocaleTimeString()} · Ctrl-C stops\n\n${text}`)
       else io.out(text)
       await new Promise((resolve) => {
