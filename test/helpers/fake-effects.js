@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino from 'pino'
 import { APP_DEFAULTS } from '../../ipc/app-config.js'
+import { resolveRuntime } from '../../daemon/node-runtime/resolve.js'
 
 /**
  * What a process does in answer to the daemon (exit on a signal, listen once it runs) reaches
@@ -142,6 +143,8 @@ export function fakeEffects ({ balance = 'rr', onSpawn = () => {}, onSignal, onM
     timers: clock.timers,
     balance: () => balance,
     check: (target, context) => () => onCheck(/** @type {any} */ (target), context),
+    // The fake apps' files do not exist: only the node they ask for is looked up, as the daemon does.
+    preflight: (config, env) => { resolveRuntime(config, env) },
     spawn (config, env) {
       const proc = new FakeProcess(failSpawn ? undefined : nextPid++, config, env)
       spawned.push(proc)
