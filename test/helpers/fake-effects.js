@@ -159,11 +159,10 @@ export function fakeEffects ({ balance = 'rr', onSpawn = () => {}, onSignal, onM
         signals.push([pid, signal])
         const proc = byPid(pid)
         if (!proc) return false
-        // The worker itself (not its group) reacts; SIGKILL always kills.
-        if (pid > 0) {
-          if (signal === 'SIGKILL') soon(() => proc.exit(null, 'SIGKILL'))
-          else onSignal?.(proc, signal)
-        }
+        // The worker reacts to a signal to it or to its group (whose leader it is); SIGKILL
+        // to the worker always kills.
+        if (pid > 0 && signal === 'SIGKILL') soon(() => proc.exit(null, 'SIGKILL'))
+        else if (signal !== 'SIGKILL') onSignal?.(proc, signal)
         return true
       },
       signalRecorded: async () => 0,
