@@ -23,7 +23,7 @@ export function preflight (config, env) {
   // interpreter "none": the script is the program (a binary, a command line's shell);
   // otherwise node or the interpreter reads it.
   const runsItself = config.interpreter === 'none'
-  const onPath = runsItself && !config.script.includes('/') ? findOnPath(config.script, env.PATH) : null
+  const onPath = runsItself && !config.script.includes('/') ? findOnPath(config.script, searchPath(env)) : null
   checkScript(onPath ?? path.resolve(config.cwd, config.script), runsItself, config)
   if (!runsItself && config.interpreter !== null) checkInterpreter(config.interpreter, config, env)
   // node@22, .nvmrc, bun, deno: found, or SUP_ERR_INTERPRETER_*.
@@ -58,10 +58,18 @@ function checkScript (file, runsItself, config) {
 function checkInterpreter (interpreter, config, env) {
   // node@22, bun and deno are resolveRuntime's.
   if (['bun', 'deno'].includes(path.basename(interpreter))) return
-  const found = interpreter.includes('/') ? isExecutableFile(path.resolve(config.cwd, interpreter)) : findOnPath(interpreter, env.PATH) !== null
+  const found = interpreter.includes('/') ? isExecutableFile(path.resolve(config.cwd, interpreter)) : findOnPath(interpreter, searchPath(env)) !== null
   if (found) return
   const fix = interpreter.includes('/')
     ? `${path.resolve(config.cwd, interpreter)} is not an executable file; fix the path in interpreter`
     : `"${interpreter}" is not on the PATH sup start was run with; install it, or set interpreter to its full path`
   throw new SupError('SUP_ERR_INTERPRETER_NOT_FOUND', { runtime: interpreter, name: config.name, fix })
+}
+
+/**
+ * The PATH spawn searches: the workers' own, else libuv's default when they have none.
+ * @param {Record<string, string>} env
+ */
+function searchPath (env) {
+  return env.PATH ?? '/usr/bin:/bin'
 }
