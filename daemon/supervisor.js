@@ -84,8 +84,8 @@ export class Supervisor extends EventEmitter {
       else throw new SupError('SUP_ERR_APP_ALREADY_EXISTS', { name: config.name })
     }
     checkDependencies(configs, new Map([...this.apps.values()].map((app) => [app.name, app.config.depends_on ?? []])))
-    // A node, bun or deno that cannot be found refuses the start before anything runs.
-    for (const config of configs) resolveRuntime(config, { ...shellEnv, ...config.env })
+    // An app that cannot run at all (no cwd, script or interpreter) is refused before anything runs.
+    for (const config of configs) this.effects.preflight(config, { ...shellEnv, ...config.env })
     const restarting = present.map(({ app, config }) => this.restartApp(app, config, existing === 'restart' ? shellEnv : app.shellEnv))
     const apps = fresh.map((config) => {
       const app = this.addApp(Object.freeze({ ...config }), shellEnv)

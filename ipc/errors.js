@@ -43,6 +43,8 @@ export const ERRORS = Object.freeze({
   SUP_ERR_RELOAD_INVALID_LIMITS: { message: 'invalid reload limits: {reason}' },
   SUP_ERR_LISTEN_FAILED: { message: 'cannot listen on {address} for app "{name}": {reason}' },
   SUP_ERR_CONFIG_SCRIPT_NOT_FOUND: { message: 'script "{script}" not found (looked in {cwd})' },
+  SUP_ERR_CONFIG_SCRIPT_UNREADABLE: { message: 'app "{name}" cannot start: its script {script} cannot be read ({reason}); give the user sup runs as read access (chmod u+r {script})' },
+  SUP_ERR_CONFIG_SCRIPT_NOT_EXECUTABLE: { message: 'app "{name}" cannot start: {script} cannot be executed ({reason}); make it executable (chmod u+x {script}) or name an interpreter' },
   SUP_ERR_CONFIG_SCRIPT_IS_DIRECTORY: { message: '"{script}" is a directory: name the file to run, e.g. {script}/index.js' },
   SUP_ERR_CONFIG_INVALID_INSTANCES: { message: 'invalid instance count "{value}" (use a number, "max", 0 for max, or -N for CPUs minus N)' },
   SUP_ERR_CONFIG_INVALID_OPTION: { message: 'invalid {option} "{value}": {reason}' },

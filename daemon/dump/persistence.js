@@ -97,12 +97,16 @@ export class Persistence extends EventEmitter {
   async resurrect (shellEnv) {
     if (this.closed) throw new SupError('SUP_ERR_DAEMON_SHUTTING_DOWN')
     const loaded = await loadDump(this.saveFile)
+    const told = this.warnings.length
     for (const warning of loaded.warnings) this.warn(warning)
     if (!loaded.dump) return { file: this.saveFile, source: null, apps: [], skipped: [], workers: [], warnings: loaded.warnings }
     // From the check to the last register there is no await: two resurrects cannot both start an app.
     const plan = planRestore(loaded.dump.apps, { mode: 'resurrect', live: new Set(this.supervisor.apps.keys()) })
     const at = this.now()
+    const refusals = this.warnings.length
     const apps = plan.restore.map((entry) => this.register(entry, shellEnv, { from: 'resurrect', at }))
+    // The caller prints its own warnings: `sup ls` need not repeat them.
+    if (this.told.warnings >= told) this.told.warnings = this.warnings.length
     await this.supervisor.launchInOrder(apps)
     await this.supervisor.settle(apps.flatMap((app) => app.workers.filter((w) => !w.held)), isDecided).catch(tolerateTimeout)
     return {
@@ -111,7 +115,7 @@ export class Persistence extends EventEmitter {
       apps: plan.restore.map((a) => a.config.name),
       skipped: plan.skip,
       workers: apps.flatMap((app) => app.workers.map((w) => w.row())),
-      warnings: loaded.warnings
+      warnings: [...loaded.warnings, ...this.warnings.slice(refusals)]
     }
   }
 
@@ -290,8 +294,16 @@ export class Persistence extends EventEmitter {
    */
   register (entry, shellEnv, restored) {
     const config = Object.freeze({ ...entry.config, instances: entry.workers.length })
+    const refused = refusalOf(() => this.supervisor.effects.preflight(config, { ...shellEnv, ...config.env }))
     const app = this.supervisor.addApp(config, shellEnv)
     app.restored = restored
+    if (refused) {
+      // Kept, held as `sup stop` leaves it (`sup restart` tries again once it is fixed), and
+      // said once, rather than a crash loop of a script that is gone.
+      for (const worker of app.workers) worker.held = true
+      this.warn(`${config.name} was not started: ${refused.message}`)
+      return { app, workers: [] }
+    }
     this.logger.info({ app: config.name, from: restored.from, instances: config.instances }, 'restoring app')
     return { app, workers: app.workers.filter((worker, i) => entry.workers[i].run) }
   }
@@ -300,6 +312,20 @@ export class Persistence extends EventEmitter {
   warn (message) {
     this.warnings.push(message)
     this.logger.warn(message)
+  }
+}
+
+/**
+ * Why a saved app cannot start now (daemon/preflight.js), or null.
+ * @param {() => void} check
+ * @returns {Error | null}
+ */
+function refusalOf (check) {
+  try {
+    check()
+    return null
+  } catch (err) {
+    return /** @type {Error} */ (err)
   }
 }
 

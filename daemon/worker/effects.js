@@ -6,6 +6,7 @@ import cluster from 'node:cluster'
 import { listDescendants, listMarked, readProcess, sendSignal, signalRecorded } from './process-tree.js'
 import { spawnWorker } from './spawn.js'
 import { checkFor } from '../probes/checks.js'
+import { preflight } from '../preflight.js'
 
 /**
  * @typedef {{ setTimeout: (fn: () => void, ms: number) => any, clearTimeout: (timer: any) => void }} Timers
@@ -29,6 +30,7 @@ import { checkFor } from '../probes/checks.js'
  *   their connections: 'rr', the primary hands each one out (and a gated worker is skipped)
  * @property {ProcessTree} tree
  * @property {typeof checkFor} check a probe's check, made from the daemon (http, tcp, exec)
+ * @property {typeof preflight} preflight throws why an app cannot start at all, before its first spawn
  */
 
 /**
@@ -48,5 +50,6 @@ export const REAL_EFFECTS = Object.freeze({
   // Read when needed: the daemon sets the policy at start-up (setBalance), before any fork.
   balance: () => cluster.schedulingPolicy === cluster.SCHED_RR ? 'rr' : 'os',
   check: checkFor,
+  preflight,
   tree: Object.freeze({ list: (/** @type {number} */ pid) => listDescendants(pid), signal: sendSignal, signalRecorded, marked: listMarked, read: readProcess })
 })

@@ -276,9 +276,11 @@ export class Worker extends EventEmitter {
     if (this.proc !== proc || this.state.status !== STATUS.STOPPING) return
     const { config } = this.app
     // Only a worker with a channel can hear the message (node ones); the others get the
-    // signal, as in PM2, rather than nothing and a SIGKILL at kill_timeout.
+    // signal, as in PM2, rather than nothing and a SIGKILL at kill_timeout. The signal goes to
+    // the worker's whole group, as PM2's tree kill does: `npm start` (a shell, npm, then the
+    // server) would otherwise pass it to npm only, and the server die of SIGKILL at kill_timeout.
     if ((config.shutdown_with_message || this.shutdownWithMessage) && usesAgent(config)) proc.send(APP_MESSAGES.shutdown)
-    else this.effects.tree.signal(proc.pid, 'SIGINT')
+    else this.effects.tree.signal(proc.ownGroup ? -proc.pid : proc.pid, 'SIGINT')
   }
 
   /** @param {import('./spawn.js').SpawnedWorker | null} proc */

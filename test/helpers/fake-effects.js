@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino from 'pino'
 import { APP_DEFAULTS } from '../../ipc/app-config.js'
+import { resolveRuntime } from '../../daemon/node-runtime/resolve.js'
 import { settle } from './wait.js'
 
 /**
@@ -138,6 +139,8 @@ export function fakeEffects ({ balance = 'rr', onSpawn = () => {}, onSignal, onM
     timers: clock.timers,
     balance: () => balance,
     check: (target, context) => () => onCheck(/** @type {any} */ (target), context),
+    // The fake apps' files do not exist: only the node they ask for is looked up, as the daemon does.
+    preflight: (config, env) => { resolveRuntime(config, env) },
     spawn (config, env) {
       const proc = new FakeProcess(failSpawn ? undefined : nextPid++, config, env)
       spawned.push(proc)
@@ -152,11 +155,10 @@ export function fakeEffects ({ balance = 'rr', onSpawn = () => {}, onSignal, onM
         signals.push([pid, signal])
         const proc = byPid(pid)
         if (!proc) return false
-        // The worker itself (not its group) reacts; SIGKILL always kills.
-        if (pid > 0) {
-          if (signal === 'SIGKILL') soon(() => proc.exit(null, 'SIGKILL'))
-          else onSignal?.(proc, signal)
-        }
+        // The worker reacts to a signal to it or to its group (whose leader it is); SIGKILL
+        // to the worker always kills.
+        if (pid > 0 && signal === 'SIGKILL') soon(() => proc.exit(null, 'SIGKILL'))
+        else if (signal !== 'SIGKILL') onSignal?.(proc, signal)
         return true
       },
       signalRecorded: async () => 0,

@@ -87,7 +87,8 @@ describe('liveness', () => {
     assert.equal(row.restarts, 1)
     assert.equal(row.liveness_restarts, 1)
     assert.match(row.last_restart?.reason ?? '', /^liveness probe failed: timed out after 500 ms$/)
-    assert.deepEqual(effects.signals.find(([pid]) => pid === first.pid), [first.pid, 'SIGINT'])
+    // The stop ladder's SIGINT, to the fork-mode worker's group.
+    assert.deepEqual(effects.signals.find(([pid]) => Math.abs(pid) === first.pid), [-first.pid, 'SIGINT'])
     // The new process answers: no more restarts.
     await effects.clock.advance(10_000)
     assert.equal(effects.spawned.length, 2)

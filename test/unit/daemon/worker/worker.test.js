@@ -40,12 +40,12 @@ describe('stop ladder', () => {
   /** @type {LadderCase[]} */
   const cases = [
     {
-      name: 'SIGINT first; a worker that exits on it is stopped, its group reaped (fork mode)',
+      name: 'SIGINT to its whole group first (npm start: the server too); a worker that exits on it is stopped, its group reaped (fork mode)',
       config: { exec_mode: 'fork' },
       onSignal: (proc, signal) => { if (signal === 'SIGINT') soon(() => proc.exit(0)) },
       after: 0,
       status: 'stopped',
-      signals: [['pid', 'SIGINT'], ['-pid', 'SIGKILL']],
+      signals: [['-pid', 'SIGINT'], ['-pid', 'SIGKILL']],
       sent: []
     },
     {
@@ -53,7 +53,7 @@ describe('stop ladder', () => {
       config: { exec_mode: 'fork', kill_timeout: 700 },
       after: 699,
       status: 'stopping',
-      signals: [['pid', 'SIGINT']],
+      signals: [['-pid', 'SIGINT']],
       sent: []
     },
     {
@@ -61,7 +61,7 @@ describe('stop ladder', () => {
       config: { exec_mode: 'fork', kill_timeout: 700 },
       after: 700,
       status: 'stopped',
-      signals: [['pid', 'SIGINT'], ['-pid', 'SIGKILL'], ['pid', 'SIGKILL'], ['-pid', 'SIGKILL']],
+      signals: [['-pid', 'SIGINT'], ['-pid', 'SIGKILL'], ['pid', 'SIGKILL'], ['-pid', 'SIGKILL']],
       sent: []
     },
     {
@@ -105,7 +105,7 @@ describe('stop ladder', () => {
       onSignal: (proc, signal) => { if (signal === 'SIGINT') soon(() => proc.exit(0)) },
       after: 0,
       status: 'stopped',
-      signals: [['pid', 'SIGINT'], ['-pid', 'SIGKILL']],
+      signals: [['-pid', 'SIGINT'], ['-pid', 'SIGKILL']],
       sent: []
     },
     {
@@ -115,7 +115,7 @@ describe('stop ladder', () => {
       onSignal: (proc, signal) => { if (signal === 'SIGINT') soon(() => proc.exit(0)) },
       after: 0,
       status: 'stopped',
-      signals: [['pid', 'SIGINT'], ['-pid', 'SIGKILL']],
+      signals: [['-pid', 'SIGINT'], ['-pid', 'SIGKILL']],
       sent: []
     }
   ]
