@@ -62,10 +62,14 @@ export function batchReads (readable, { timers = globalThis, now = () => perform
     const at = now()
     const elapsed = Math.max(at - lastAt, 1)
     lastAt = at
+    const lines = countLines(chunk)
     // Smoothed, so one late read does not swing the wait from one extreme to the other.
-    lineRate = (lineRate + countLines(chunk) / elapsed) / 2
+    lineRate = (lineRate + lines / elapsed) / 2
     byteRate = (byteRate + chunk.length / elapsed) / 2
-    const wait = waitFor(lineRate, byteRate)
+    // Twice what a read should find: the socket may be full and its writer waiting (a flood,
+    // or a late timer), and the rate seen is only what our reads let through. Read on.
+    const full = lines >= 2 * TARGET_LINES || chunk.length >= 2 * TARGET_BYTES
+    const wait = full ? 0 : waitFor(lineRate, byteRate)
     if (wait === 0 || timer !== null || !handle.reading) return
     handle.readStop?.()
     timer = timers.setTimeout(restart, wait)

@@ -33,6 +33,53 @@ describe('batchReads', () => {
     assert.deepEqual(chunks, ['a\n', 'b\n'])
   })
 
+  /**
+   * A stream with a stand-in for net's handle, and timers that only record.
+   * @returns {{ stream: PassThrough, handle: { reading: boolean, stops: number, starts: number, readStop: () => number, readStart: () => number }, waits: number[], fire: () => void }}
+   */
+  function fakeSocket () {
+    const stream = new PassThrough()
+    const handle = { reading: true, stops: 0, starts: 0, readStop () { this.stops++; return 0 }, readStart () { this.starts++; return 0 } }
+    Object.assign(stream, { _handle: handle })
+    /** @type {Array<() => void>} */
+    const pending = []
+    /** @type {number[]} */
+    const waits = []
+    let clock = 0
+    const timers = { setTimeout: (/** @type {() => void} */ fn, /** @type {number} */ ms) => { waits.push(ms); pending.push(fn); return pending.length }, clearTimeout: () => {} }
+    batchReads(stream, { timers, now: () => (clock += 10) })
+    stream.resume()
+    return { stream, handle, waits, fire: () => { for (const fn of pending.splice(0)) fn() } }
+  }
+
+  test('after a small read the handle is stopped, and started again when the wait is over', async () => {
+    const { stream, handle, waits, fire } = fakeSocket()
+    stream.write('one line\n')
+    await new Promise(setImmediate)
+    assert.equal(handle.stops, 1)
+    assert.deepEqual(waits, [MAX_WAIT_MS])
+    fire()
+    assert.equal(handle.starts, 1)
+  })
+
+  test('a read that finds twice the target (a full socket: a flood or a late timer) reads on at once', async () => {
+    const { stream, handle, waits } = fakeSocket()
+    stream.write(Buffer.alloc(2 * TARGET_BYTES, 'x'))
+    stream.write('x\n'.repeat(2 * TARGET_LINES))
+    await new Promise(setImmediate)
+    assert.equal(handle.stops, 0)
+    assert.deepEqual(waits, [])
+  })
+
+  test('a stream net has stopped itself (its consumer paused) is not started by the timer', async () => {
+    const { stream, handle, fire } = fakeSocket()
+    stream.write('one line\n')
+    await new Promise(setImmediate)
+    handle.reading = false
+    fire()
+    assert.equal(handle.starts, 0)
+  })
+
   test('a child writing a line per write at a steady 5 lines/ms: read in a few large reads, every line in order, to the end', async (t) => {
     const lines = 3000
     // One write per line, paced as a busy server logs requests: 5 lines each millisecond.
