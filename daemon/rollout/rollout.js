@@ -3,7 +3,7 @@
 // listen_timeout), retire old ones by draining them, and give up, keeping the old workers,
 // when a new one fails. What to do next comes from reload-plan.js; this file does the waiting.
 import { EventEmitter } from 'node:events'
-import { STATUS, isStoppingOrStopped } from '../lifecycle.js'
+import { STATUS, isStoppingOrStopped } from '../worker/lifecycle.js'
 import { tolerateTimeout, until, withDeadline } from '../until.js'
 import { planRollStep } from './plan.js'
 
@@ -11,8 +11,8 @@ import { planRollStep } from './plan.js'
 const RETIRE_GRACE = 5000
 
 /**
- * @typedef {import('../worker.js').Worker} Worker
- * @typedef {import('../worker.js').AppRuntime} AppRuntime
+ * @typedef {import('../worker/worker.js').Worker} Worker
+ * @typedef {import('../worker/worker.js').AppRuntime} AppRuntime
  * @typedef {{ id: number, instance: number, pid: number | null }} WorkerRef
  *
  * @typedef {Pick<import('../app/app.js').App, 'config' | 'workers' | 'addWorker' | 'spareId' | 'effects'>} RolloutHost
@@ -266,7 +266,7 @@ function refOf (worker) {
  * Resolves once the worker has left its app, or after `ms` (it then goes on stopping alone).
  * @param {Worker} worker
  * @param {number} ms
- * @param {import('../app/effects.js').Timers} timers
+ * @param {import('../worker/effects.js').Timers} timers
  * @returns {Promise<void>}
  */
 function waitRemoved (worker, ms, timers) {

@@ -1,5 +1,5 @@
 // @ts-check
-// Fakes for daemon/app/effects.js: a clock whose timers fire only when the test advances it,
+// Fakes for daemon/worker/effects.js: a clock whose timers fire only when the test advances it,
 // worker processes that exit, listen and answer only when told to, and a process tree that
 // records the signals sent to it. Unit tests of Worker, App, rollout and reload run on them.
 import { EventEmitter } from 'node:events'
@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino from 'pino'
 import { APP_DEFAULTS } from '../../ipc/app-config.js'
+import { settle } from './wait.js'
 
 /**
  * What a process does in answer to the daemon (exit on a signal, listen once it runs) reaches
@@ -15,11 +16,6 @@ import { APP_DEFAULTS } from '../../ipc/app-config.js'
  * @param {() => void} fn
  */
 export const soon = (fn) => { setImmediate(fn) }
-
-/** Let pending promise callbacks (and what they start) run. */
-export async function flush () {
-  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve))
-}
 
 /**
  * @typedef {{ at: number, seq: number, fn: () => void }} FakeTimer
@@ -50,22 +46,22 @@ export function fakeClock (start = 1_700_000_000_000) {
     },
     /**
      * Move the clock on by `ms`, firing every timer due on the way, each at its own time, and
-     * letting what it starts (promises included) run before the next one.
+     * letting what it starts (callbacks, promises, file I/O: see settle) finish before the next.
      * @param {number} ms
      */
     async advance (ms) {
       const end = now + ms
-      await flush()
+      await settle()
       while (true) {
         const due = [...pending].filter((t) => t.at <= end).sort((a, b) => a.at - b.at || a.seq - b.seq)[0]
         if (!due) break
         pending.delete(due)
         now = due.at
         due.fn()
-        await flush()
+        await settle()
       }
       now = end
-      await flush()
+      await settle()
     }
   }
 }
@@ -133,7 +129,7 @@ export function fakeEffects ({ balance = 'rr', onSpawn = () => {}, onSignal, onM
   /** @type {Array<[number, NodeJS.Signals]>} */
   const signals = []
   const byPid = (/** @type {number} */ pid) => spawned.find((p) => p.pid === Math.abs(pid) && !p.exited)
-  /** @type {import('../../daemon/app/effects.js').Effects & { clock: typeof clock, spawned: FakeProcess[], signals: typeof signals }} */
+  /** @type {import('../../daemon/worker/effects.js').Effects & { clock: typeof clock, spawned: FakeProcess[], signals: typeof signals }} */
   const effects = {
     clock,
     spawned,
