@@ -1,5 +1,6 @@
 // @ts-check
 // Output for people: tables, durations, sizes, colour (off when not a TTY or NO_COLOR is set).
+import { escapeDeep } from '../ipc/terminal-text.js'
 
 let colorOff = false
 
@@ -128,11 +129,12 @@ export function reportResurrect (result, io, json = false) {
 }
 
 /**
- * @param {any} result a dump.resurrect answer
+ * @param {any} answer a dump.resurrect answer
  * @param {import('./cli.js').CliIo} io its warnings go to stderr
  * @returns {string[]} the lines for stdout
  */
-function resurrectLines (result, io) {
+function resurrectLines (answer, io) {
+  const result = escapeDeep(answer)
   for (const warning of result.warnings) io.err(`sup: warning: ${warning}`)
   if (result.source === null) return [`nothing to resurrect: no saved apps in ${result.file}`]
   if (result.apps.length === 0) return [`nothing to resurrect: every app in ${result.source} is already there (${result.skipped.join(', ') || 'none saved'})`]

@@ -4,6 +4,8 @@
 // test keeps the two in step. The codes are a type (ErrorCode): `new SupError('SUP_ERR_…')`
 // or `err.code === 'SUP_ERR_…'` with a code not in this table fails `npm run typecheck`.
 
+import { escapeControls } from './terminal-text.js'
+
 /** @typedef {{ message: string, exitCode?: number }} ErrorEntry */
 
 /** @satisfies {Record<string, ErrorEntry>} */
@@ -155,6 +157,6 @@ export function toSupError (err) {
  * @param {string} text
  */
 function printable (text) {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1))
+  // A tab too: the message is one line for a reader and a grep.
+  return escapeControls(text).replace(/\t/g, '\\t')
 }
