@@ -183,11 +183,13 @@ export async function main (argv, io) {
   program.command('env <target>')
     .description('print the environment a worker runs with (a worker id; an app name prints each of its workers)')
     .option('--json', 'print JSON')
+    .option('--reveal', REVEAL)
     .action(action('env', (mod, ctx) => mod.run(ctx.args[0], ctx)))
 
   program.command('describe <target>').aliases(['show', 'info'])
     .description('show an app\'s config, log files and workers')
     .option('--json', 'print JSON')
+    .option('--reveal', REVEAL)
     .action(action('describe', (mod, ctx) => mod.run(ctx.args[0], ctx)))
 
   program.command('logs [target]')
@@ -269,6 +271,7 @@ export async function main (argv, io) {
   ]) {
     program.command(usage)
       .description(what)
+      .option('--reveal', REVEAL)
       .action(action('settings', (mod, ctx) => mod.run(verb, ctx.args, ctx)))
   }
 
@@ -279,6 +282,9 @@ export async function main (argv, io) {
   }
   return exitCode
 }
+
+/** What --reveal does, for each command that masks. */
+const REVEAL = 'show the values of secret-looking keys (*KEY*, *TOKEN*, *SECRET*, *PASSWORD*, *CREDENTIAL*; SUP_SECRET_KEYS) instead of ****'
 
 /**
  * @param {Command} program

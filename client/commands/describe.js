@@ -3,6 +3,7 @@
 import { connectDaemon } from '../daemon.js'
 import { formatBytes, formatDuration, renderTable, renderWorkers } from '../format.js'
 import { escapeControls, escapeDeep, stringifyForTerminal } from '../../ipc/terminal-text.js'
+import { maskSecrets, secretKeyTest } from '../mask-secrets.js'
 
 /**
  * @param {string} target
@@ -11,7 +12,8 @@ import { escapeControls, escapeDeep, stringifyForTerminal } from '../../ipc/term
 export async function run (target, { paths, io, opts }) {
   const conn = await connectDaemon(paths)
   try {
-    const answer = await conn.request('app.describe', { target })
+    const described = await conn.request('app.describe', { target })
+    const answer = opts.reveal ? described : maskSecrets(described, secretKeyTest(io.env))
     if (opts.json) {
       io.out(stringifyForTerminal(answer, 2))
       return 0
