@@ -51,6 +51,7 @@ export const ERRORS = Object.freeze({
   SUP_ERR_CONFIG_INVALID_PROBE: { message: 'invalid {probe} probe {value}: {reason} (docs/probes.md)' },
   SUP_ERR_CONFIG_FILE_NOT_FOUND: { message: 'config file "{file}" not found' },
   SUP_ERR_CONFIG_FILE_SYNTAX: { message: 'config file {file}{where} could not be read: {reason}' },
+  SUP_ERR_CONFIG_FILE_TOO_LARGE: { message: 'config file {file} is {size} bytes, more than the {limit} sup reads (split its apps over several files)' },
   SUP_ERR_CONFIG_FILE_NO_APPS: { message: 'config file {file} has no apps (export { apps: [ { name, script } ] })' },
   SUP_ERR_CONFIG_WRITE_FAILED: { message: 'cannot write {file}: {reason} (check the permissions of the current directory)' },
   SUP_ERR_CONFIG_ONLY_NO_MATCH: { message: '--only {only} matches no app in {file} (it has: {names})' },
