@@ -1,6 +1,6 @@
 // @ts-check
 // Output for people: tables, durations, sizes, colour (off when not a TTY or NO_COLOR is set).
-import { escapeDeep } from '../ipc/terminal-text.js'
+import { escapeControls, escapeDeep } from '../ipc/terminal-text.js'
 
 let colorOff = false
 
@@ -85,7 +85,7 @@ export function renderWorkers (rows) {
     ['id', 'name', 'mode', 'pid', 'status', 'restarts', 'uptime', 'cpu', 'mem'],
     rows.map((r) => [
       String(r.id),
-      r.name,
+      escapeControls(r.name),
       r.mode,
       r.pid === null ? '-' : String(r.pid),
       paintStatus(r.status),
@@ -106,7 +106,8 @@ export function renderLogWarnings (rows) {
   const lines = []
   for (const r of rows) {
     const who = `${r.name}[${r.instance}]`
-    if (r.log_error) lines.push(`${paint('yellow', 'warning')}: ${who} ${r.log_error.message}`)
+    // The message may name a log path of the app's config: escaped (ipc/terminal-text.js).
+    if (r.log_error) lines.push(`${paint('yellow', 'warning')}: ${who} ${escapeControls(r.log_error.message)}`)
     else if (r.log_dropped_lines > 0) lines.push(`${paint('yellow', 'warning')}: ${who} ${r.log_dropped_lines} log line(s) (${formatBytes(r.log_dropped_bytes)}) dropped: the disk did not keep up (sup describe ${r.name})`)
   }
   return lines
