@@ -18,7 +18,7 @@ import { writePidCopy } from './pid-copy.js'
 import { Persistence } from './dump/persistence.js'
 import { startServer } from './server.js'
 import { Settings } from './settings.js'
-import { setBalance, useSettings } from './spawn-worker.js'
+import { setBalance, useSettings } from './worker/spawn.js'
 import { InheritedSockets } from './sockets/inherited-sockets.js'
 import { Supervisor } from './supervisor.js'
 
@@ -161,7 +161,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
 
 /**
  * What the Prometheus endpoint needs of a worker.
- * @param {import('./worker.js').Worker} worker
+ * @param {import('./worker/worker.js').Worker} worker
  * @returns {import('./metrics/prometheus.js').ExportedWorker}
  */
 function exportWorker (worker) {

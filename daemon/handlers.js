@@ -4,7 +4,7 @@ import { constants } from 'node:os'
 import { SupError } from '../ipc/errors.js'
 import { DEFAULT_METRICS_HOST } from '../ipc/metrics.js'
 import { PROTOCOL_VERSION } from '../ipc/methods.js'
-import { buildWorkerEnv } from './spawn-worker.js'
+import { buildWorkerEnv } from './worker/spawn.js'
 
 /**
  * @typedef {object} HandlerContext

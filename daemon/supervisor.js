@@ -5,8 +5,8 @@
 import { EventEmitter } from 'node:events'
 import { SupError } from '../ipc/errors.js'
 import { App, resizeWorkers, restartWorkers, settle, updateConfig } from './app/app.js'
-import { REAL_EFFECTS } from './app/effects.js'
-import { STATUS, isDecided, isRunning, isStopped } from './lifecycle.js'
+import { REAL_EFFECTS } from './worker/effects.js'
+import { STATUS, isDecided, isRunning, isStopped } from './worker/lifecycle.js'
 import { checkDependencies } from './app/depends-on.js'
 import { LOG_DEFAULTS } from './logs/defaults.js'
 import { LogFiles } from './logs/files.js'
@@ -19,7 +19,7 @@ import { InheritedSockets } from './sockets/inherited-sockets.js'
 import { resolveRuntime } from './node-runtime/resolve.js'
 
 /**
- * @typedef {import('./worker.js').Worker} Worker
+ * @typedef {import('./worker/worker.js').Worker} Worker
  * @typedef {import('../ipc/app-config.js').AppConfig} AppConfig
  */
 
@@ -39,7 +39,7 @@ function pickGiven (config, given) {
 
 export class Supervisor extends EventEmitter {
   /**
-   * @param {{ logsDir: string, logger: import('pino').Logger, effects?: import('./app/effects.js').Effects, logDefaults?: import('./logs/defaults.js').LogRotation, agentEnv?: Record<string, string>, shutdownWithMessage?: boolean, inherited?: InheritedSockets }} options
+   * @param {{ logsDir: string, logger: import('pino').Logger, effects?: import('./worker/effects.js').Effects, logDefaults?: import('./logs/defaults.js').LogRotation, agentEnv?: Record<string, string>, shutdownWithMessage?: boolean, inherited?: InheritedSockets }} options
    *   effects: spawn, timers, clock, process tree and balancing for every worker (tests pass fakes);
    *   agentEnv: extra variables for node workers' agent (the sampling interval);
    *   shutdownWithMessage: stop every node worker with a "shutdown" message (daemon-wide);
@@ -429,7 +429,7 @@ export class Supervisor extends EventEmitter {
    * Wait until every worker satisfies `predicate`, bounded by the slowest timeout that applies;
    * rejects with SUP_ERR_DAEMON_WAIT_TIMEOUT past it.
    * @param {Worker[]} workers
-   * @param {(state: import('./lifecycle.js').WorkerState) => boolean} predicate
+   * @param {(state: import('./worker/lifecycle.js').WorkerState) => boolean} predicate
    */
   settle (workers, predicate) {
     return settle(workers, predicate)

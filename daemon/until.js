@@ -40,7 +40,7 @@ export function until (emitter, predicate, signal, event = 'change') {
  * cleared as soon as `fn` settles.
  * @template T
  * @param {number} ms
- * @param {import('./app/effects.js').Timers} timers
+ * @param {import('./worker/effects.js').Timers} timers
  * @param {string} what what is waited for, for the message
  * @param {(signal: AbortSignal) => Promise<T>} fn
  * @returns {Promise<T>}

@@ -10,7 +10,7 @@
 // inline. See docs/architecture.md (agent protocol).
 //
 // Adding a message: a row in TO_AGENT or FROM_AGENT below, and a handler in the table of the
-// side that receives it (the agent's `onDaemon`, the daemon's in daemon/spawn-worker.js). A
+// side that receives it (the agent's `onDaemon`, the daemon's in daemon/worker/spawn.js). A
 // message without a handler on the receiving side is ignored (agent) or passed on as the
 // app's own message (daemon), so an older peer never breaks.
 

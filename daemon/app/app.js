@@ -6,15 +6,15 @@
 import { EventEmitter } from 'node:events'
 import { dirname, isAbsolute } from 'node:path'
 import { SupError } from '../../ipc/errors.js'
-import { STATUS, isRunning, isSettled } from '../lifecycle.js'
+import { STATUS, isRunning, isSettled } from '../worker/lifecycle.js'
 import { tolerateTimeout, until, withDeadline } from '../until.js'
 import { LogSink } from '../logs/sink.js'
 import { trackPidFile } from '../pid-file.js'
 import { freeInstances } from '../rollout/plan.js'
 import { AppTriggers } from '../triggers/app-triggers.js'
-import { Worker } from '../worker.js'
+import { Worker } from '../worker/worker.js'
 import { gateUnready, probeWorker } from '../probes/worker-probes.js'
-import { REAL_EFFECTS } from './effects.js'
+import { REAL_EFFECTS } from '../worker/effects.js'
 import { readVersioning } from './versioning.js'
 
 /**
@@ -42,7 +42,7 @@ export class App extends EventEmitter {
    * @param {() => number} options.nextId hands out worker ids (they are the registry's)
    * @param {() => number} [options.spareId] an id nobody holds, for a worker that gives its own
    *   to its successor in a reload; not counted as handed out (default: nextId)
-   * @param {import('./effects.js').Effects} [options.effects]
+   * @param {import('../worker/effects.js').Effects} [options.effects]
    * @param {Record<string, string>} [options.agentEnv] extra variables for node workers' agent
    * @param {boolean} [options.shutdownWithMessage] stop node workers with a "shutdown" message
    *   whatever the app's shutdown_with_message (the daemon's setting)
@@ -90,7 +90,7 @@ export class App extends EventEmitter {
 
   /**
    * @param {number} instance
-   * @param {import('../worker.js').AppRuntime} [runtime] config and env to run it with, when
+   * @param {import('../worker/worker.js').AppRuntime} [runtime] config and env to run it with, when
    *   not the app's own (the new workers of a reload with changed settings)
    * @param {number} [id] the id it takes over (a reload's successor); a new one otherwise
    */
@@ -247,7 +247,7 @@ const SETTLE_GRACE = 2000
  * Wait until every worker satisfies `predicate`, bounded by the slowest timeout that applies;
  * rejects with SUP_ERR_DAEMON_WAIT_TIMEOUT past it.
  * @param {Worker[]} workers
- * @param {(state: import('../lifecycle.js').WorkerState) => boolean} predicate
+ * @param {(state: import('../worker/lifecycle.js').WorkerState) => boolean} predicate
  * @returns {Promise<void>}
  */
 export async function settle (workers, predicate) {

@@ -5,7 +5,7 @@
 import { APP_CONFIG_SCHEMA, APP_DEFAULTS } from '../../ipc/app-config.js'
 import { SupError } from '../../ipc/errors.js'
 import { validate } from '../../ipc/schema.js'
-import { STATUS } from '../lifecycle.js'
+import { STATUS } from '../worker/lifecycle.js'
 
 /** Bumped only for changes an older sup could misread; new config keys do not need it. */
 export const DUMP_FORMAT = 1
@@ -28,7 +28,7 @@ const CONFIG_KEYS = Object.keys(/** @type {{ properties: object }} */ (APP_CONFI
 /**
  * Should this worker run after a restore? Yes for every state on the way to running or
  * retrying; no for a worker stopped on purpose; null for one being deleted (it is left out).
- * @param {Pick<import('../lifecycle.js').WorkerState, 'status' | 'then'>} state
+ * @param {Pick<import('../worker/lifecycle.js').WorkerState, 'status' | 'then'>} state
  * @returns {boolean | null}
  */
 export function wantsToRun (state) {
@@ -42,7 +42,7 @@ export function wantsToRun (state) {
  * One dump entry per instance. While a reload replaces a worker, the old and the new one share
  * an instance number (and a retiring one is being removed): the app is saved with its
  * instances, not with the momentary surge.
- * @param {Array<{ instance: number, state: Pick<import('../lifecycle.js').WorkerState, 'status' | 'then' | 'pid'> }>} workers
+ * @param {Array<{ instance: number, state: Pick<import('../worker/lifecycle.js').WorkerState, 'status' | 'then' | 'pid'> }>} workers
  * @returns {DumpWorker[]}
  */
 export function workersToSave (workers) {

@@ -10,8 +10,8 @@ import { readFile } from 'node:fs/promises'
 import { SupError } from '../../ipc/errors.js'
 import { buildDump, workersToSave } from './format.js'
 import { loadDump, writeFileAtomic } from './store.js'
-import { isDecided } from '../lifecycle.js'
-import { readProcess } from '../process-tree.js'
+import { isDecided } from '../worker/lifecycle.js'
+import { readProcess } from '../worker/process-tree.js'
 import { reapPrevious } from './reap-previous.js'
 import { classifyPrevious, loginEnv, planRestore, recordedWorkers } from './restore-plan.js'
 import { tolerateTimeout, until } from '../until.js'
@@ -246,7 +246,7 @@ export class Persistence extends EventEmitter {
   }
 
   /**
-   * @param {import('../worker.js').Worker} worker
+   * @param {import('../worker/worker.js').Worker} worker
    * @param {import('./format.js').DumpWorker} entry
    */
   async readStartTime (worker, entry) {
@@ -267,7 +267,7 @@ export class Persistence extends EventEmitter {
    * @param {DumpApp} entry
    * @param {Record<string, string>} shellEnv
    * @param {{ from: string, at: number }} restored
-   * @returns {{ app: import('../app/app.js').App, workers: import('../worker.js').Worker[] }}
+   * @returns {{ app: import('../app/app.js').App, workers: import('../worker/worker.js').Worker[] }}
    */
   register (entry, shellEnv, restored) {
     const config = Object.freeze({ ...entry.config, instances: entry.workers.length })

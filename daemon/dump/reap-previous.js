@@ -4,11 +4,11 @@
 // pid AND its start time match what was recorded: a pid reused since is never touched.
 //
 // What may be left: fork-mode workers (their own process groups; they usually got SIGTERM
-// from the kernel already, see spawn-worker.js), and processes that cluster workers started
+// from the kernel already, see worker/spawn.js), and processes that cluster workers started
 // (cluster workers themselves exit when their channel to the dead primary closes; their
 // descendants stay in the dead daemon's process group).
 import { setTimeout as sleep } from 'node:timers/promises'
-import { listDescendants, listProcesses, readProcess, sendSignal } from '../process-tree.js'
+import { listDescendants, listProcesses, readProcess, sendSignal } from '../worker/process-tree.js'
 
 /** Stubborn survivors get at most this long (ms), whatever their kill_timeout says. */
 const MAX_GRACE = 30_000
@@ -17,7 +17,7 @@ const KILL_WAIT = 5000
 const POLL = 50
 
 /**
- * @typedef {import('../process-tree.js').ProcInfo} ProcInfo
+ * @typedef {import('../worker/process-tree.js').ProcInfo} ProcInfo
  * @typedef {ReturnType<typeof import('./restore-plan.js').recordedWorkers>[number]} RecordedWorker
  */
 

@@ -4,7 +4,7 @@
 // on the first sample that shows it. In cluster mode the replacement is graceful (its
 // successor is ready before it is drained), so the worker stays online meanwhile: the
 // guard remembers whom it is replacing and does not ask twice.
-import { STATUS } from '../lifecycle.js'
+import { STATUS } from '../worker/lifecycle.js'
 
 /**
  * @param {number | null} limit bytes (max_memory_restart)
@@ -20,12 +20,12 @@ export function exceedsMemoryLimit (limit, status, memory) {
  * @param {object} options
  * @param {import('node:events').EventEmitter} options.sampler emits 'sample' (worker)
  * @param {import('pino').Logger} options.logger
- * @param {(worker: import('../worker.js').Worker) => Promise<unknown>} options.replace
+ * @param {(worker: import('../worker/worker.js').Worker) => Promise<unknown>} options.replace
  */
 export function guardMemory ({ sampler, logger, replace }) {
-  /** @type {Set<import('../worker.js').Worker>} */
+  /** @type {Set<import('../worker/worker.js').Worker>} */
   const replacing = new Set()
-  sampler.on('sample', (/** @type {import('../worker.js').Worker} */ worker) => {
+  sampler.on('sample', (/** @type {import('../worker/worker.js').Worker} */ worker) => {
     const limit = worker.app.config.max_memory_restart
     const { memory, processes } = worker.usage
     if (replacing.has(worker) || !exceedsMemoryLimit(limit, worker.state.status, memory)) return

@@ -1,7 +1,7 @@
 // @ts-check
 // The Prometheus text exposition format, version 0.0.4: one HELP and one TYPE line per
 // family, then its samples; base units (seconds, bytes); label values escaped.
-import { STATUS } from '../lifecycle.js'
+import { STATUS } from '../worker/lifecycle.js'
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
 

@@ -50,7 +50,7 @@ const SLOT_OFFSET_MS = 0
  *
  * @typedef {import('./agent-report.js').AgentReport & { at: number }} AgentSnapshot
  *
- * @typedef {object} SampledWorker what the sampler needs of a worker (daemon/worker.js)
+ * @typedef {object} SampledWorker what the sampler needs of a worker (daemon/worker/worker.js)
  * @property {number} id
  * @property {{ pid: number | null }} state
  * @property {WorkerUsage} usage

@@ -6,7 +6,7 @@
 // on a kernel without those files, the whole process table is scanned, but only every few
 // seconds, and the last tree found is reused in between.
 import { existsSync, readdirSync } from 'node:fs'
-import { listDescendants, listProcesses } from '../process-tree.js'
+import { listDescendants, listProcesses } from '../worker/process-tree.js'
 import { KeptFiles } from './kept-files.js'
 
 /** How often the fallback scans the whole process table (ms). */

@@ -2,7 +2,7 @@
 // The daemon's side of the cluster primaries it runs on other nodes (./primary.cjs): one per
 // node binary, started at its first cluster worker and let go once it has had none for a
 // while. A worker forked there comes back as the same handle as one the daemon forks itself
-// (daemon/spawn-worker.js), so the lifecycle, drain, probes, stats and logs do not know the
+// (daemon/worker/spawn.js), so the lifecycle, drain, probes, stats and logs do not know the
 // difference; its pid arrives a moment later, in a 'spawned' event.
 import { spawn } from 'node:child_process'
 import cluster from 'node:cluster'
@@ -15,7 +15,7 @@ export const PRIMARY_PATH = fileURLToPath(new URL('./primary.cjs', import.meta.u
 export const PRIMARY_LINGER_MS = 10_000
 
 /**
- * @typedef {import('../spawn-worker.js').SpawnedWorker} SpawnedWorker
+ * @typedef {import('../worker/spawn.js').SpawnedWorker} SpawnedWorker
  * @typedef {{ handle: SpawnedWorker & { pid: number | undefined }, onMessage: (message: unknown) => void, stdout: PassThrough, stderr: PassThrough }} Remote
  * @typedef {{ exec: string, args: string[], execArgv: string[], cwd: string }} ForkSpec
  */

@@ -3,7 +3,7 @@
 // `.nvmrc`), so that cluster workers run on that node: Node's cluster protocol is between a
 // primary and its workers of one version, and only the primary can fork them. The daemon
 // starts one per runtime (daemon/node-runtime/primaries.js) and drives it over the IPC
-// channel; it forks workers as the daemon's own primary does (daemon/spawn-worker.js) and
+// channel; it forks workers as the daemon's own primary does (daemon/worker/spawn.js) and
 // relays what the daemon needs of them: pid, 'listening', their messages (the agent's
 // reports, 'ready'), stdout/stderr, exit. Everything else (lifecycle, drain, probes, stats)
 // stays in the daemon. CommonJS and dependency-free: it runs on whatever node the app asked for.

@@ -4,12 +4,12 @@
 // worker online, liveness failing restarts it. In cluster mode under round-robin, a worker
 // whose readiness fails is gated (the primary hands its connections to the others) while
 // another worker serves.
-import { STATUS } from '../lifecycle.js'
-import { buildWorkerEnv } from '../spawn-worker.js'
+import { STATUS } from '../worker/lifecycle.js'
+import { buildWorkerEnv } from '../worker/spawn.js'
 import { runProbe } from './probe.js'
 
 /**
- * @typedef {import('../worker.js').Worker} Worker
+ * @typedef {import('../worker/worker.js').Worker} Worker
  * @typedef {import('../../ipc/app-config.js').ProbeConfig} ProbeConfig
  * @typedef {import('./probe.js').CheckResult} CheckResult
  * @typedef {import('./probe.js').ProbeState} ProbeState

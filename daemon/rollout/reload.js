@@ -10,7 +10,7 @@ import { canRoll, rollWorkers } from './rollout.js'
 
 /**
  * @typedef {import('../app/app.js').App} App
- * @typedef {import('../worker.js').Worker} Worker
+ * @typedef {import('../worker/worker.js').Worker} Worker
  * @typedef {import('./rollout.js').WorkerRef} WorkerRef
  * @typedef {import('../../ipc/app-config.js').AppConfig} AppConfig
  *
@@ -18,7 +18,7 @@ import { canRoll, rollWorkers } from './rollout.js'
  * @property {Map<string, App>} apps
  * @property {(targets: string[], options?: { cwd?: string }) => Worker[]} resolve
  * @property {() => import('../../ipc/methods.js').WorkerRow[]} list
- * @property {import('../app/effects.js').Effects} effects
+ * @property {import('../worker/effects.js').Effects} effects
  * @property {(configs: AppConfig[], shellEnv: Record<string, string>) => Promise<import('../../ipc/methods.js').WorkerRow[]>} start
  *
  * @typedef {object} RolloutSummary what `sup describe` shows of an app's last reload or scale

@@ -4,7 +4,7 @@
 // out its effects (start, gate, renumber, stop, report) and waits for the next change or
 // deadline.
 import { EventEmitter } from 'node:events'
-import { STATUS } from '../lifecycle.js'
+import { STATUS } from '../worker/lifecycle.js'
 import { tolerateTimeout, until, withDeadline } from '../until.js'
 import { initialState, resultOf, step } from './step.js'
 
@@ -12,8 +12,8 @@ import { initialState, resultOf, step } from './step.js'
 const IDLE_WAKE = 60_000
 
 /**
- * @typedef {import('../worker.js').Worker} Worker
- * @typedef {import('../worker.js').AppRuntime} AppRuntime
+ * @typedef {import('../worker/worker.js').Worker} Worker
+ * @typedef {import('../worker/worker.js').AppRuntime} AppRuntime
  * @typedef {import('./step.js').WorkerRef} WorkerRef
  *
  * @typedef {Pick<import('../app/app.js').App, 'config' | 'workers' | 'addWorker' | 'spareId' | 'effects'>} RolloutHost

@@ -1,11 +1,11 @@
 // @ts-check
 // A rolling replacement as one step function, (state, event, now) → (state, effects), as the
-// worker lifecycle is (daemon/lifecycle.js): start new workers, wait until each is ready
+// worker lifecycle is (daemon/worker/lifecycle.js): start new workers, wait until each is ready
 // (bounded by listen_timeout), retire old ones by draining them, and give up, keeping the old
 // workers, when a new one fails. What to start and retire next comes from planRollStep
 // (plan.js). No timers, workers or I/O here: rollout.js watches the workers, feeds in what it
 // sees and carries out the effects.
-import { STATUS, isStoppingOrStopped } from '../lifecycle.js'
+import { STATUS, isStoppingOrStopped } from '../worker/lifecycle.js'
 import { planRollStep } from './plan.js'
 
 /** Beyond its own timeouts, how long a retiring worker may take to be gone before we stop waiting. */
@@ -14,7 +14,7 @@ export const RETIRE_GRACE = 5000
 /**
  * @typedef {{ id: number, instance: number, pid: number | null }} WorkerRef
  *
- * @typedef {Pick<import('../lifecycle.js').WorkerState, 'status' | 'pid' | 'restarts' | 'listening' | 'ready' | 'probeReady' | 'lastExit'> &
+ * @typedef {Pick<import('../worker/lifecycle.js').WorkerState, 'status' | 'pid' | 'restarts' | 'listening' | 'ready' | 'probeReady' | 'lastExit'> &
  *   { removed: boolean, probe: string | null }} WorkerView what the rollout reads of a worker: its
  *   lifecycle state, whether it has left its app, and its readiness probe's last verdict
  *

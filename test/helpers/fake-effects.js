@@ -1,5 +1,5 @@
 // @ts-check
-// Fakes for daemon/app/effects.js: a clock whose timers fire only when the test advances it,
+// Fakes for daemon/worker/effects.js: a clock whose timers fire only when the test advances it,
 // worker processes that exit, listen and answer only when told to, and a process tree that
 // records the signals sent to it. Unit tests of Worker, App, rollout and reload run on them.
 import { EventEmitter } from 'node:events'
@@ -133,7 +133,7 @@ export function fakeEffects ({ balance = 'rr', onSpawn = () => {}, onSignal, onM
   /** @type {Array<[number, NodeJS.Signals]>} */
   const signals = []
   const byPid = (/** @type {number} */ pid) => spawned.find((p) => p.pid === Math.abs(pid) && !p.exited)
-  /** @type {import('../../daemon/app/effects.js').Effects & { clock: typeof clock, spawned: FakeProcess[], signals: typeof signals }} */
+  /** @type {import('../../daemon/worker/effects.js').Effects & { clock: typeof clock, spawned: FakeProcess[], signals: typeof signals }} */
   const effects = {
     clock,
     spawned,

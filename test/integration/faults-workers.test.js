@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { isProcessRunning } from '../../ipc/process-status.js'
-import { sendSignal } from '../../daemon/process-tree.js'
+import { sendSignal } from '../../daemon/worker/process-tree.js'
 import { waitUntil } from '../helpers/procs.js'
 import { APPS, useSupHome } from '../helpers/sup.js'
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { movesNode } from '../../../../daemon/app/app.js'
-import { STATUS } from '../../../../daemon/lifecycle.js'
+import { STATUS } from '../../../../daemon/worker/lifecycle.js'
 
 const A = { kind: /** @type {const} */ ('node'), path: '/a/node', version: 'v22.1.0', own: false, source: 'interpreter' }
 const B = { kind: /** @type {const} */ ('node'), path: '/b/node', version: 'v24.1.0', own: false, source: '.nvmrc' }

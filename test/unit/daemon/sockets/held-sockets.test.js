@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { HeldSockets } from '../../../../daemon/sockets/held-sockets.js'
-import { withListenPid } from '../../../../daemon/spawn-worker.js'
+import { withListenPid } from '../../../../daemon/worker/spawn.js'
 import { freePort } from '../../../helpers/sup.js'
 
 /**

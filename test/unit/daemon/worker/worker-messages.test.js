@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import { EventEmitter } from 'node:events'
 import { test } from 'node:test'
-import { clusterWorkerMessages, workerMessages } from '../../../daemon/spawn-worker.js'
+import { clusterWorkerMessages, workerMessages } from '../../../../daemon/worker/spawn.js'
 
 /** Feed messages to a worker's handler; returns the events it emitted. */
 function feed (/** @type {unknown[]} */ messages) {

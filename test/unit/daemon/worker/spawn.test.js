@@ -2,11 +2,11 @@
 // What a worker is started with: its environment, its argv, and whether it gets the agent.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { AGENT_PATH, buildCommand, buildWorkerEnv, useSettings, usesAgent } from '../../../daemon/spawn-worker.js'
-import { appConfig } from '../../helpers/fake-effects.js'
+import { AGENT_PATH, buildCommand, buildWorkerEnv, useSettings, usesAgent } from '../../../../daemon/worker/spawn.js'
+import { appConfig } from '../../../helpers/fake-effects.js'
 
 describe('buildWorkerEnv', () => {
-  /** @type {Array<{ name: string, config: Partial<import('../../../ipc/app-config.js').AppConfig>, shell: Record<string, string>, instance: number, expect: Record<string, string | undefined> }>} */
+  /** @type {Array<{ name: string, config: Partial<import('../../../../ipc/app-config.js').AppConfig>, shell: Record<string, string>, instance: number, expect: Record<string, string | undefined> }>} */
   const cases = [
     { name: 'the shell, then the app env over it', config: { env: { A: 'app' } }, shell: { A: 'shell', B: 'shell' }, instance: 0, expect: { A: 'app', B: 'shell', NODE_APP_INSTANCE: '0' } },
     { name: 'the instance variable last, under its configured name', config: { instance_var: 'INSTANCE_ID', env: { INSTANCE_ID: 'mine' } }, shell: {}, instance: 3, expect: { INSTANCE_ID: '3', NODE_APP_INSTANCE: undefined } },
@@ -31,7 +31,7 @@ describe('buildWorkerEnv', () => {
 })
 
 describe('buildCommand', () => {
-  /** @type {Array<{ name: string, config: Partial<import('../../../ipc/app-config.js').AppConfig>, expect: { command: string, args: string[], node: boolean } }>} */
+  /** @type {Array<{ name: string, config: Partial<import('../../../../ipc/app-config.js').AppConfig>, expect: { command: string, args: string[], node: boolean } }>} */
   const cases = [
     {
       name: 'a node script: node, its args, the agent, the script, its args',

@@ -144,7 +144,7 @@ export async function listDescendants (rootPid, processes) {
   return found
 }
 
-/** The variable each worker carries, and every process it starts inherits (daemon/worker.js). */
+/** The variable each worker carries, and every process it starts inherits (daemon/worker/worker.js). */
 export const TOKEN_VAR = 'SUP_WORKER_TOKEN'
 
 /** Our own start time in ticks since boot: processes started before the daemon are never a worker's. */

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { describe, test } from 'node:test'
-import { TOKEN_VAR, listDescendants, listMarked, listProcesses, parseStat, readProcess, sendSignal, signalRecorded } from '../../../daemon/process-tree.js'
+import { TOKEN_VAR, listDescendants, listMarked, listProcesses, parseStat, readProcess, sendSignal, signalRecorded } from '../../../../daemon/worker/process-tree.js'
 
-/** @typedef {import('../../../daemon/process-tree.js').ProcInfo} ProcInfo */
+/** @typedef {import('../../../../daemon/worker/process-tree.js').ProcInfo} ProcInfo */
 
 /**
  * A /proc/<pid>/stat line as Linux writes it (52 fields), with the fields we care about set.

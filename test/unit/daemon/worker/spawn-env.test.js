@@ -1,7 +1,7 @@
 // @ts-check
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { replacingEnv } from '../../../daemon/spawn-worker.js'
+import { replacingEnv } from '../../../../daemon/worker/spawn.js'
 
 test('a cluster worker env masks every variable of the daemon the request does not give', (t) => {
   process.env.SUP_TEST_ONLY_IN_DAEMON = 'secret'

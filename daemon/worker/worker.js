@@ -2,33 +2,33 @@
 // One worker slot of an app: holds its lifecycle state and carries out the effects the pure
 // transition table asks for (spawn, signals, timers). The only place that does so.
 import { EventEmitter } from 'node:events'
-import { APP_MESSAGES, toAgent } from '../ipc/agent-protocol.js'
+import { APP_MESSAGES, toAgent } from '../../ipc/agent-protocol.js'
 import { STATUS, initialState, isRunning, transition } from './lifecycle.js'
-import { readAgentReport } from './metrics/agent-report.js'
-import { emptyUsage } from './metrics/sampler.js'
-import { REAL_EFFECTS } from './app/effects.js'
+import { readAgentReport } from '../metrics/agent-report.js'
+import { emptyUsage } from '../metrics/sampler.js'
+import { REAL_EFFECTS } from './effects.js'
 import { TOKEN_VAR } from './process-tree.js'
-import { buildWorkerEnv, usesAgent } from './spawn-worker.js'
-import { resolveRuntime } from './node-runtime/resolve.js'
+import { buildWorkerEnv, usesAgent } from './spawn.js'
+import { resolveRuntime } from '../node-runtime/resolve.js'
 
 /** Processes started by this daemon, for the tokens. */
 let spawnCount = 0
 
 /**
  * @typedef {object} AppRuntime what a worker needs of its app
- * @property {import('../ipc/app-config.js').AppConfig} config
+ * @property {import('../../ipc/app-config.js').AppConfig} config
  * @property {Record<string, string>} shellEnv
- * @property {import('./logs/sink.js').LogSink} logs
+ * @property {import('../logs/sink.js').LogSink} logs
  * @property {{ from: string, at: number }} [restored] set when the app came back from the dump
- * @property {import('./sockets/held-sockets.js').HeldSockets | null} [sockets] sockets the daemon holds for the app (`listen`)
+ * @property {import('../sockets/held-sockets.js').HeldSockets | null} [sockets] sockets the daemon holds for the app (`listen`)
 
  *
- * @typedef {import('../ipc/methods.js').WorkerRow} WorkerRow
+ * @typedef {import('../../ipc/methods.js').WorkerRow} WorkerRow
  */
 
 export class Worker extends EventEmitter {
   /**
-   * @param {{ id: number, instance: number, app: AppRuntime, logger: import('pino').Logger, effects?: import('./app/effects.js').Effects, agentEnv?: Record<string, string>, shutdownWithMessage?: boolean, siblings?: () => Worker[] }} options
+   * @param {{ id: number, instance: number, app: AppRuntime, logger: import('pino').Logger, effects?: import('./effects.js').Effects, agentEnv?: Record<string, string>, shutdownWithMessage?: boolean, siblings?: () => Worker[] }} options
    *   effects: spawn, timers, clock and process tree (tests pass fakes);
    *   agentEnv: extra variables for node workers, read (and removed) by the agent;
    *   shutdownWithMessage: the daemon's setting, for node workers whatever their app's;
@@ -47,7 +47,7 @@ export class Worker extends EventEmitter {
     this.baseLogger = logger
     this.logger = logger.child({ app: app.config.name, id, instance })
     this.state = initialState()
-    /** @type {import('./spawn-worker.js').SpawnedWorker | null} */
+    /** @type {import('./spawn.js').SpawnedWorker | null} */
     this.proc = null
     /** @type {Map<string, unknown>} */
     this.timers = new Map()
@@ -62,7 +62,7 @@ export class Worker extends EventEmitter {
     this.token = null
     /** Filled by the metrics sampler (daemon/metrics/sampler.js); `ls` only ever reads it. */
     this.usage = emptyUsage()
-    /** The agent's latest report (node workers). @type {import('./metrics/sampler.js').AgentSnapshot | null} */
+    /** The agent's latest report (node workers). @type {import('../metrics/sampler.js').AgentSnapshot | null} */
     this.agent = null
     /** @type {import('./lifecycle.js').WorkerEvent[]} */
     this.queue = []
@@ -72,13 +72,13 @@ export class Worker extends EventEmitter {
     /** Stopped by `sup stop`: cron_restart and watch leave it alone until it is started again. */
     this.held = false
     /** The last verdicts of its readiness and liveness probes (daemon/probes/worker-probes.js). */
-    /** @type {import('./probes/worker-probes.js').WorkerProbes} */
+    /** @type {import('../probes/worker-probes.js').WorkerProbes} */
     this.probes = { readiness: null, liveness: null }
     /** The pid of the process its readiness gate holds closed (cluster mode), or null. */
     /** @type {number | null} */
     this.gatedPid = null
     /** What the process last started runs on (docs/config.md#interpreter); null for other interpreters. */
-    /** @type {import('./node-runtime/resolve.js').Runtime | null} */
+    /** @type {import('../node-runtime/resolve.js').Runtime | null} */
     this.runtime = null
   }
 
@@ -155,7 +155,7 @@ export class Worker extends EventEmitter {
 
   /**
    * The node a new process of this worker would run on now (throws a SupError when there is none).
-   * @returns {import('./node-runtime/resolve.js').Runtime | null}
+   * @returns {import('../node-runtime/resolve.js').Runtime | null}
    */
   nextRuntime () {
     return resolveRuntime(this.app.config, { ...this.app.shellEnv, ...this.app.config.env })
@@ -165,7 +165,7 @@ export class Worker extends EventEmitter {
    * In cluster mode, the node the app's other running workers run on: a primary on another
    * node could not listen on the port theirs holds. A cluster app moves to another node by
    * stopping all its workers first (restartWorkers in daemon/app/app.js).
-   * @returns {import('./node-runtime/resolve.js').Runtime | null}
+   * @returns {import('../node-runtime/resolve.js').Runtime | null}
    */
   pinnedRuntime () {
     if (this.app.config.exec_mode !== 'cluster') return null
@@ -174,7 +174,7 @@ export class Worker extends EventEmitter {
   }
 
   /**
-   * @param {import('./spawn-worker.js').SpawnedWorker} proc
+   * @param {import('./spawn.js').SpawnedWorker} proc
    * @param {number} pid
    */
   spawned (proc, pid) {
@@ -190,7 +190,7 @@ export class Worker extends EventEmitter {
    * Where a stream's lines come from; the id is read per line, so lines a retiring worker
    * writes after it gave its id to its successor carry the id it has now.
    * @param {'out' | 'err'} stream
-   * @returns {import('./logs/sink.js').Source}
+   * @returns {import('../logs/sink.js').Source}
    */
   logSource (stream) {
     const worker = this
@@ -213,9 +213,9 @@ export class Worker extends EventEmitter {
   /**
    * Start the process; a spawn() that throws (a value the kernel cannot take) is a failed
    * start, exit code 127 as for a missing file, never an exception through the daemon.
-   * @param {import('../ipc/app-config.js').AppConfig} config
+   * @param {import('../../ipc/app-config.js').AppConfig} config
    * @param {Record<string, string>} env
-   * @returns {import('./spawn-worker.js').SpawnedWorker}
+   * @returns {import('./spawn.js').SpawnedWorker}
    */
   trySpawn (config, env) {
     try {
@@ -235,7 +235,7 @@ export class Worker extends EventEmitter {
   /**
    * A message for sup's agent inside a node worker (daemon/agent/agent.cjs). Its cmd starts
    * with NODE_ so that it arrives as an 'internalMessage' the app never sees.
-   * @param {import('../ipc/agent-protocol.cjs').AgentAct} act
+   * @param {import('../../ipc/agent-protocol.cjs').AgentAct} act
    * @param {Record<string, unknown>} [extra]
    */
   tellAgent (act, extra = {}) {
@@ -244,7 +244,7 @@ export class Worker extends EventEmitter {
 
   /**
    * Record the tree first: once the worker exits its children are re-parented and lost to us.
-   * @param {import('./spawn-worker.js').SpawnedWorker | null} proc
+   * @param {import('./spawn.js').SpawnedWorker | null} proc
    */
   async stopGracefully (proc) {
     if (!proc?.pid) return
@@ -257,7 +257,7 @@ export class Worker extends EventEmitter {
     else this.effects.tree.signal(proc.pid, 'SIGINT')
   }
 
-  /** @param {import('./spawn-worker.js').SpawnedWorker | null} proc */
+  /** @param {import('./spawn.js').SpawnedWorker | null} proc */
   async killTree (proc) {
     if (!proc?.pid) return
     const { tree: processes } = this.effects
@@ -271,7 +271,7 @@ export class Worker extends EventEmitter {
   /**
    * Whatever the worker left behind dies with it: its process group (fork mode) and the
    * descendants recorded when the stop began.
-   * @param {import('./spawn-worker.js').SpawnedWorker | null} proc
+   * @param {import('./spawn.js').SpawnedWorker | null} proc
    * @param {string | null} token the token that process was started with
    * @param {Promise<string | null>} startTime that process's start time
    */

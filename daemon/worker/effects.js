@@ -3,25 +3,25 @@
 // the process tree and the cluster's balancing. Worker, rollout and reload take it passed in,
 // so unit tests drive a rollout or the stop ladder with a fake process and a fake clock.
 import cluster from 'node:cluster'
-import { listDescendants, listMarked, readProcess, sendSignal, signalRecorded } from '../process-tree.js'
-import { spawnWorker } from '../spawn-worker.js'
+import { listDescendants, listMarked, readProcess, sendSignal, signalRecorded } from './process-tree.js'
+import { spawnWorker } from './spawn.js'
 import { checkFor } from '../probes/checks.js'
 
 /**
  * @typedef {{ setTimeout: (fn: () => void, ms: number) => any, clearTimeout: (timer: any) => void }} Timers
  *
  * @typedef {object} ProcessTree how the stop ladder finds and signals a worker's processes
- * @property {(pid: number) => Promise<import('../process-tree.js').ProcInfo[]>} list the descendants of pid
+ * @property {(pid: number) => Promise<import('./process-tree.js').ProcInfo[]>} list the descendants of pid
  * @property {(pid: number, signal: NodeJS.Signals) => boolean} signal one pid (negative: its group)
- * @property {(recorded: import('../process-tree.js').ProcInfo[], signal: NodeJS.Signals) => Promise<number>} signalRecorded
+ * @property {(recorded: import('./process-tree.js').ProcInfo[], signal: NodeJS.Signals) => Promise<number>} signalRecorded
  *   the recorded processes that are still the same ones; resolves to how many were signalled
- * @property {(token: string, since: string | null) => Promise<import('../process-tree.js').ProcInfo[]>} marked
+ * @property {(token: string, since: string | null) => Promise<import('./process-tree.js').ProcInfo[]>} marked
  *   the processes that carry a worker's token in their environment, wherever they are now,
  *   started since `since` (the worker's own start time)
- * @property {(pid: number) => Promise<import('../process-tree.js').ProcInfo | null>} read one process
+ * @property {(pid: number) => Promise<import('./process-tree.js').ProcInfo | null>} read one process
  *
  * @typedef {object} Effects
- * @property {(config: import('../../ipc/app-config.js').AppConfig, env: Record<string, string>, sockets?: import('../sockets/held-sockets.js').HandOver | null, runtime?: import('../node-runtime/resolve.js').Runtime | null) => import('../spawn-worker.js').SpawnedWorker} spawn
+ * @property {(config: import('../../ipc/app-config.js').AppConfig, env: Record<string, string>, sockets?: import('../sockets/held-sockets.js').HandOver | null, runtime?: import('../node-runtime/resolve.js').Runtime | null) => import('./spawn.js').SpawnedWorker} spawn
  * @property {Timers} timers
  * @property {() => number} now ms since the epoch, on a clock that never jumps (durations: uptime,
  *   min_uptime, backoff, timeouts)

@@ -2,7 +2,7 @@
 // The daemon's clock for durations must not follow the wall clock when it jumps.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { REAL_EFFECTS } from '../../../../daemon/app/effects.js'
+import { REAL_EFFECTS } from '../../../../daemon/worker/effects.js'
 
 for (const jump of [3_600_000, -3_600_000]) {
   test(`now() does not follow the wall clock set ${jump > 0 ? 'forward' : 'back'} an hour`, (t) => {

@@ -7,16 +7,16 @@ import { accessSync, constants } from 'node:fs'
 import cluster from 'node:cluster'
 import { EventEmitter } from 'node:events'
 import { fileURLToPath } from 'node:url'
-import { APP_MESSAGES, dispatch, toAgent, workerActOf } from '../ipc/agent-protocol.js'
-import { withListenPid } from '../ipc/listen-fds.js'
-import { forkOnRuntime } from './node-runtime/primaries.js'
+import { APP_MESSAGES, dispatch, toAgent, workerActOf } from '../../ipc/agent-protocol.js'
+import { withListenPid } from '../../ipc/listen-fds.js'
+import { forkOnRuntime } from '../node-runtime/primaries.js'
 
-export const AGENT_PATH = fileURLToPath(new URL('./agent/agent.cjs', import.meta.url))
+export const AGENT_PATH = fileURLToPath(new URL('../agent/agent.cjs', import.meta.url))
 
 /**
  * Choose how cluster workers get their connections. Node freezes the policy at the first
  * fork, so the daemon calls this once, at start-up (docs/architecture.md#balancing).
- * @param {import('../ipc/balance.js').Balance} balance
+ * @param {import('../../ipc/balance.js').Balance} balance
  */
 export function setBalance (balance) {
   cluster.schedulingPolicy = balance === 'os' ? cluster.SCHED_NONE : cluster.SCHED_RR
@@ -35,7 +35,7 @@ export function setBalance (balance) {
 
 /**
  * Node workers get the agent (--require), and with it the IPC channel it reports over.
- * @param {import('../ipc/app-config.js').AppConfig} config
+ * @param {import('../../ipc/app-config.js').AppConfig} config
  */
 export function usesAgent (config) {
   return config.exec_mode === 'cluster' || config.interpreter === null
@@ -57,7 +57,7 @@ export function useSettings (source) {
 /**
  * The worker's environment: the caller's shell, then the app's own env, then its `sup set`
  * values, then the instance variables.
- * @param {import('../ipc/app-config.js').AppConfig} config
+ * @param {import('../../ipc/app-config.js').AppConfig} config
  * @param {Record<string, string>} shellEnv
  * @param {number} instance
  * @returns {Record<string, string>}
@@ -87,10 +87,10 @@ export function replacingEnv (env) {
 }
 
 /**
- * @param {import('../ipc/app-config.js').AppConfig} config
+ * @param {import('../../ipc/app-config.js').AppConfig} config
  * @param {Record<string, string>} env the worker's whole environment (nothing is added from the daemon's)
- * @param {import('./sockets/held-sockets.js').HandOver | null} [sockets] the app's held sockets (fork mode, `listen`)
- * @param {import('./node-runtime/resolve.js').Runtime | null} [runtime] the program it runs on (null: the daemon's node, or the interpreter as named)
+ * @param {import('../sockets/held-sockets.js').HandOver | null} [sockets] the app's held sockets (fork mode, `listen`)
+ * @param {import('../node-runtime/resolve.js').Runtime | null} [runtime] the program it runs on (null: the daemon's node, or the interpreter as named)
  * @returns {SpawnedWorker}
  */
 export function spawnWorker (config, env, sockets = null, runtime = null) {
@@ -102,7 +102,7 @@ export function spawnWorker (config, env, sockets = null, runtime = null) {
 }
 
 /**
- * @param {import('../ipc/app-config.js').AppConfig} config
+ * @param {import('../../ipc/app-config.js').AppConfig} config
  * @param {Record<string, string>} env
  * @returns {SpawnedWorker}
  */
@@ -133,10 +133,10 @@ function forkClusterWorker (config, env) {
 }
 
 /**
- * @param {import('../ipc/app-config.js').AppConfig} config
+ * @param {import('../../ipc/app-config.js').AppConfig} config
  * @param {Record<string, string>} env
- * @param {import('./sockets/held-sockets.js').HandOver | null} sockets
- * @param {import('./node-runtime/resolve.js').Runtime | null} runtime
+ * @param {import('../sockets/held-sockets.js').HandOver | null} sockets
+ * @param {import('../node-runtime/resolve.js').Runtime | null} runtime
  * @returns {SpawnedWorker}
  */
 function spawnForkWorker (config, env, sockets, runtime) {
@@ -179,8 +179,8 @@ function spawnForkWorker (config, env, sockets, runtime) {
 
 /**
  * argv for a fork-mode worker.
- * @param {import('../ipc/app-config.js').AppConfig} config
- * @param {import('./node-runtime/resolve.js').Runtime | null} [runtime] where the node (or bun, deno) was found
+ * @param {import('../../ipc/app-config.js').AppConfig} config
+ * @param {import('../node-runtime/resolve.js').Runtime | null} [runtime] where the node (or bun, deno) was found
  */
 export function buildCommand (config, runtime = null) {
   if (config.interpreter === null) {
@@ -191,7 +191,7 @@ export function buildCommand (config, runtime = null) {
 }
 
 // The exec wrapper that sets LISTEN_PID is shared with the CLI, which starts a socket-activated daemon the same way.
-export { LISTEN_PID_SHELL, withListenPid } from '../ipc/listen-fds.js'
+export { LISTEN_PID_SHELL, withListenPid } from '../../ipc/listen-fds.js'
 
 /** null: not looked for yet; false: not available. */
 /** @type {string | false | null} */
@@ -248,11 +248,11 @@ export function clusterWorkerMessages (events, send) {
  * A worker's message handler: sup's messages (ipc/agent-protocol.cjs) sorted into the events
  * the lifecycle cares about, through a table keyed on the act; anything else is the app's own.
  * @param {EventEmitter} events
- * @param {import('../ipc/agent-protocol.cjs').WorkerHandlers} [more] handlers of this mode only
+ * @param {import('../../ipc/agent-protocol.cjs').WorkerHandlers} [more] handlers of this mode only
  * @returns {(message: unknown) => void}
  */
 export function workerMessages (events, more = {}) {
-  /** @type {import('../ipc/agent-protocol.cjs').WorkerHandlers} */
+  /** @type {import('../../ipc/agent-protocol.cjs').WorkerHandlers} */
   const handlers = {
     [APP_MESSAGES.ready]: () => events.emit('ready'),
     listening: () => events.emit('listening'),

@@ -13,7 +13,7 @@ export const CRASH_LOOP_RETRY_BASE = 30_000
 export const CRASH_LOOP_RETRY_CAP = 300_000
 
 /**
- * @typedef {Pick<import('../ipc/app-config.js').AppConfig,
+ * @typedef {Pick<import('../../ipc/app-config.js').AppConfig,
  *   'autorestart' | 'stop_exit_codes' | 'min_uptime' | 'max_restarts' | 'restart_delay' | 'exp_backoff_restart_delay'>} PolicyConfig
  * @typedef {{ startedAt: number | null, unstableRestarts: number, backoff: number, crashLoops: number }} PolicyState
  * @typedef {{ code: number | null, signal: string | null }} ExitInfo

@@ -1,14 +1,14 @@
 // @ts-check
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { APP_DEFAULTS } from '../../../ipc/app-config.js'
-import { DRAIN_IDLE_MS, STATUS, drainIdleMs, initialState, transition } from '../../../daemon/lifecycle.js'
-import { CRASH_LOOP_RETRY_BASE } from '../../../daemon/restart-policy.js'
+import { APP_DEFAULTS } from '../../../../ipc/app-config.js'
+import { DRAIN_IDLE_MS, STATUS, drainIdleMs, initialState, transition } from '../../../../daemon/worker/lifecycle.js'
+import { CRASH_LOOP_RETRY_BASE } from '../../../../daemon/worker/restart-policy.js'
 
-/** @typedef {import('../../../daemon/lifecycle.js').LifecycleConfig} LifecycleConfig */
-/** @typedef {import('../../../daemon/lifecycle.js').WorkerState} WorkerState */
-/** @typedef {import('../../../daemon/lifecycle.js').WorkerEvent} WorkerEvent */
-/** @typedef {import('../../../daemon/lifecycle.js').Effect} Effect */
+/** @typedef {import('../../../../daemon/worker/lifecycle.js').LifecycleConfig} LifecycleConfig */
+/** @typedef {import('../../../../daemon/worker/lifecycle.js').WorkerState} WorkerState */
+/** @typedef {import('../../../../daemon/worker/lifecycle.js').WorkerEvent} WorkerEvent */
+/** @typedef {import('../../../../daemon/worker/lifecycle.js').Effect} Effect */
 
 const NOW = 1_000_000
 const PID = 4242

@@ -3,17 +3,17 @@
 // restarts after a crash with their backoff.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { Worker } from '../../../daemon/worker.js'
-import { appConfig, fakeEffects, silentLogger, soon } from '../../helpers/fake-effects.js'
+import { Worker } from '../../../../daemon/worker/worker.js'
+import { appConfig, fakeEffects, silentLogger, soon } from '../../../helpers/fake-effects.js'
 
 /** A log sink that takes nothing: these tests are about processes and time. */
-const noLogs = /** @type {import('../../../daemon/logs/sink.js').LogSink} */ (/** @type {unknown} */ ({
+const noLogs = /** @type {import('../../../../daemon/logs/sink.js').LogSink} */ (/** @type {unknown} */ ({
   attach () {},
   statusFor: () => ({ log_error: null, log_dropped_lines: 0, log_dropped_bytes: 0 })
 }))
 
 /**
- * @param {Partial<import('../../../ipc/app-config.js').AppConfig>} overrides
+ * @param {Partial<import('../../../../ipc/app-config.js').AppConfig>} overrides
  * @param {Parameters<typeof fakeEffects>[0]} [options]
  * @param {boolean} [shutdownWithMessage] the daemon's setting
  */
@@ -28,9 +28,9 @@ describe('stop ladder', () => {
   /**
    * @typedef {object} LadderCase
    * @property {string} name
-   * @property {Partial<import('../../../ipc/app-config.js').AppConfig>} config
-   * @property {(proc: import('../../helpers/fake-effects.js').FakeProcess, signal: NodeJS.Signals) => void} [onSignal] how the process takes a signal
-   * @property {(proc: import('../../helpers/fake-effects.js').FakeProcess) => void} [onShutdown] how it takes the 'shutdown' message
+   * @property {Partial<import('../../../../ipc/app-config.js').AppConfig>} config
+   * @property {(proc: import('../../../helpers/fake-effects.js').FakeProcess, signal: NodeJS.Signals) => void} [onSignal] how the process takes a signal
+   * @property {(proc: import('../../../helpers/fake-effects.js').FakeProcess) => void} [onShutdown] how it takes the 'shutdown' message
    * @property {number} after ms after the stop began
    * @property {string} status
    * @property {Array<[string, NodeJS.Signals]>} signals 'pid' is the worker, '-pid' its group
@@ -200,7 +200,7 @@ describe('restart after a crash', () => {
   /**
    * @typedef {object} CrashCase
    * @property {string} name
-   * @property {Partial<import('../../../ipc/app-config.js').AppConfig>} config
+   * @property {Partial<import('../../../../ipc/app-config.js').AppConfig>} config
    * @property {number[]} uptimes how long each process runs before it crashes (ms)
    * @property {number[]} delays the restart delay after each crash (ms)
    */
@@ -258,7 +258,7 @@ describe('restart after a crash', () => {
     const { effects, worker } = setup({ exec_mode: 'fork', min_uptime: 100, restart_delay: 0 })
     /** @type {string[]} */
     const asked = []
-    /** @type {import('../../../daemon/process-tree.js').ProcInfo[][]} */
+    /** @type {import('../../../../daemon/worker/process-tree.js').ProcInfo[][]} */
     const signalled = []
     effects.tree.marked = async (token) => {
       asked.push(token)

@@ -1,7 +1,7 @@
 // @ts-check
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { APP_DEFAULTS } from '../../../ipc/app-config.js'
+import { APP_DEFAULTS } from '../../../../ipc/app-config.js'
 import {
   BACKOFF_CAP,
   BACKOFF_FACTOR,
@@ -10,11 +10,11 @@ import {
   CRASH_LOOP_RETRY_CAP,
   crashLoopRetryDelay,
   decideAfterExit
-} from '../../../daemon/restart-policy.js'
+} from '../../../../daemon/worker/restart-policy.js'
 
-/** @typedef {import('../../../daemon/restart-policy.js').PolicyConfig} PolicyConfig */
-/** @typedef {import('../../../daemon/restart-policy.js').PolicyState} PolicyState */
-/** @typedef {import('../../../daemon/restart-policy.js').Decision} Decision */
+/** @typedef {import('../../../../daemon/worker/restart-policy.js').PolicyConfig} PolicyConfig */
+/** @typedef {import('../../../../daemon/worker/restart-policy.js').PolicyState} PolicyState */
+/** @typedef {import('../../../../daemon/worker/restart-policy.js').Decision} Decision */
 
 const NOW = 1_000_000
 const { autorestart, stop_exit_codes: stopExitCodes, min_uptime: minUptime, max_restarts: maxRestarts, restart_delay: restartDelay, exp_backoff_restart_delay: expBackoff } = APP_DEFAULTS

@@ -1,6 +1,6 @@
 // @ts-check
 // The worker lifecycle as one transition table: (config, state, event, now) → (state, effects).
-// No timers, processes or I/O here; daemon/worker.js carries out the effects.
+// No timers, processes or I/O here; daemon/worker/worker.js carries out the effects.
 import { decideAfterExit } from './restart-policy.js'
 
 /** The words `sup ls` shows (design §3). */
@@ -79,8 +79,8 @@ export const isStoppingOrStopped = (s) => s.status === STATUS.STOPPING || s.stat
  *   | { type: 'log', level: 'info' | 'warn', message: string }} Effect
  *
  * @typedef {import('./restart-policy.js').PolicyConfig &
- *   Pick<import('../ipc/app-config.js').AppConfig, 'wait_ready' | 'listen_timeout' | 'kill_timeout'> &
- *   Partial<Pick<import('../ipc/app-config.js').AppConfig, 'readiness'>>} LifecycleConfig
+ *   Pick<import('../../ipc/app-config.js').AppConfig, 'wait_ready' | 'listen_timeout' | 'kill_timeout'> &
+ *   Partial<Pick<import('../../ipc/app-config.js').AppConfig, 'readiness'>>} LifecycleConfig
  */
 
 /** @returns {WorkerState} */
