@@ -62,7 +62,11 @@ test(`kill -9 of the daemon during sup save, ${SAVE_KILLS} times: the dump is th
 test('kill -9 of the daemon under HTTP load: how many requests fail and how soon service is back', async (t) => {
   const home = useSupHome(t)
   const port = await freePort()
-  const started = await home.sup(['start', join(APPS, 'http-server.js'), '-i', '2', '--name', 'web'], { env: { PORT: String(port) } })
+  // PORT in the app's own env, which state.json keeps: a variable of the shell that ran
+  // `sup start` does not come back after a crash (docs/persistence.md).
+  const config = join(home.home, 'web.config.json')
+  writeFileSync(config, JSON.stringify({ apps: [{ name: 'web', script: join(APPS, 'http-server.js'), exec_mode: 'cluster', instances: 2, env: { PORT: String(port) } }] }))
+  const started = await home.sup(['start', config])
   assert.equal(started.code, 0, started.stderr)
   await waitFor(() => httpGet(port).then(() => true, () => false), { what: 'the app to answer' })
   const load = startLoad({ port, concurrency: 10, duration: 60_000, maxRequests: 200_000, requestTimeout: 5000, mode: 'fresh' })
@@ -76,7 +80,8 @@ test('kill -9 of the daemon under HTTP load: how many requests fail and how soon
   // Cluster workers end with their primary; the next CLI call starts a daemon that recovers them.
   const rows = await home.ls()
   assert.deepEqual(rows.map((r) => r.name), ['web', 'web'])
-  await waitFor(async () => (await httpGet(port).then(() => true, () => false)), { what: 'service back', timeout: 30_000 })
+  let last = ''
+  await waitFor(() => httpGet(port).then(() => true, (err) => { last = err.message; return false }), { what: 'service back', timeout: 30_000, show: () => last })
   const backAfter = Date.now() - killedAt
   const afterKill = load.snapshot()
   const result = await load.stop()
