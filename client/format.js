@@ -1,5 +1,6 @@
 // @ts-check
 // Output for people: tables, durations, sizes, colour (off when not a TTY or NO_COLOR is set).
+import { escapeControls, escapeDeep } from '../ipc/terminal-text.js'
 
 let colorOff = false
 
@@ -84,7 +85,7 @@ export function renderWorkers (rows) {
     ['id', 'name', 'mode', 'pid', 'status', 'restarts', 'uptime', 'cpu', 'mem'],
     rows.map((r) => [
       String(r.id),
-      r.name,
+      escapeControls(r.name),
       r.mode,
       r.pid === null ? '-' : String(r.pid),
       paintStatus(r.status),
@@ -105,10 +106,44 @@ export function renderLogWarnings (rows) {
   const lines = []
   for (const r of rows) {
     const who = `${r.name}[${r.instance}]`
-    if (r.log_error) lines.push(`${paint('yellow', 'warning')}: ${who} ${r.log_error.message}`)
+    // The message may name a log path of the app's config: escaped (ipc/terminal-text.js).
+    if (r.log_error) lines.push(`${paint('yellow', 'warning')}: ${who} ${escapeControls(r.log_error.message)}`)
     else if (r.log_dropped_lines > 0) lines.push(`${paint('yellow', 'warning')}: ${who} ${r.log_dropped_lines} log line(s) (${formatBytes(r.log_dropped_bytes)}) dropped: the disk did not keep up (sup describe ${r.name})`)
   }
   return lines
+}
+
+/**
+ * How a worker last ended, in words: "code 3", "signal SIGKILL".
+ * @param {{ code: number | null, signal: string | null }} exit
+ */
+export function describeExit (exit) {
+  return exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`
+}
+
+/**
+ * One line per app with workers down and waiting to be retried (or given up on for now), for
+ * under the `sup ls` table: the last exit and when the next try comes, so an `errored` status
+ * is never the whole story (the reasons in full: `sup events <app>`).
+ * @param {Array<import('../ipc/methods.js').WorkerRow>} rows
+ * @param {number} now ms since the epoch
+ * @returns {string[]}
+ */
+export function renderRestartNotes (rows, now) {
+  /** @type {Map<string, Array<import('../ipc/methods.js').WorkerRow>>} */
+  const byApp = new Map()
+  for (const r of rows) {
+    if (r.status !== 'waiting' && r.status !== 'errored') continue
+    byApp.set(r.name, [...(byApp.get(r.name) ?? []), r])
+  }
+  return [...byApp].map(([name, down]) => {
+    const last = down.reduce((a, b) => ((b.last_exit?.at ?? 0) > (a.last_exit?.at ?? 0) ? b : a))
+    const exit = last.last_exit ? `last exit ${describeExit(last.last_exit)} (worker ${last.id}, ${formatDuration(now - last.last_exit.at)} ago)` : 'not started yet'
+    const next = Math.min(...down.map((r) => r.retry_at ?? Infinity))
+    const retry = Number.isFinite(next) ? `; next try in ${formatDuration(Math.max(0, next - now) + 999)}` : ''
+    const what = down.some((r) => r.status === 'errored') ? paint('red', 'crash loop') : paint('yellow', 'restarting')
+    return `${what}: ${name}: ${exit}${retry} (sup events ${name})`
+  })
 }
 
 /**
@@ -128,11 +163,12 @@ export function reportResurrect (result, io, json = false) {
 }
 
 /**
- * @param {any} result a dump.resurrect answer
+ * @param {any} answer a dump.resurrect answer
  * @param {import('./cli.js').CliIo} io its warnings go to stderr
  * @returns {string[]} the lines for stdout
  */
-function resurrectLines (result, io) {
+function resurrectLines (answer, io) {
+  const result = escapeDeep(answer)
   for (const warning of result.warnings) io.err(`sup: warning: ${warning}`)
   if (result.source === null) return [`nothing to resurrect: no saved apps in ${result.file}`]
   if (result.apps.length === 0) return [`nothing to resurrect: every app in ${result.source} is already there (${result.skipped.join(', ') || 'none saved'})`]

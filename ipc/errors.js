@@ -4,6 +4,8 @@
 // test keeps the two in step. The codes are a type (ErrorCode): `new SupError('SUP_ERR_…')`
 // or `err.code === 'SUP_ERR_…'` with a code not in this table fails `npm run typecheck`.
 
+import { escapeControls } from './terminal-text.js'
+
 /** @typedef {{ message: string, exitCode?: number }} ErrorEntry */
 
 /** @satisfies {Record<string, ErrorEntry>} */
@@ -26,6 +28,13 @@ export const ERRORS = Object.freeze({
   SUP_ERR_DAEMON_SHUTTING_DOWN: { message: 'the daemon is shutting down; try again in a moment' },
   SUP_ERR_DAEMON_BALANCE_MISMATCH: { message: 'the daemon for {home} balances connections with "{daemon}", fixed when it started; for "{wanted}" run "sup kill", then start again with --balance {wanted}' },
   SUP_ERR_DAEMON_WAIT_TIMEOUT: { message: 'gave up waiting for {what} after {ms} ms' },
+  SUP_ERR_HOME_NOT_OWNED: { message: 'SUP_HOME {home} belongs to {owner}, not to {user}, and sup runs only in a home of its own user: {fix}' },
+  SUP_ERR_HOME_UNSAFE_MODE: { message: 'SUP_HOME {home} can be written by other users (mode {mode}), who could plant files sup would run (chmod 700 {home}, or set SUP_HOME to a folder of your own)' },
+  SUP_ERR_HOME_NOT_DIRECTORY: { message: 'SUP_HOME {home} is {what}, not a directory of its own: sup keeps its files only in a real directory (remove it, or set SUP_HOME to another path)' },
+  SUP_ERR_HOME_NOT_WRITABLE: { message: 'cannot create SUP_HOME {home}: {reason} (set SUP_HOME to a folder you can write, or create it: mkdir -m 700 {home})' },
+  SUP_ERR_HOME_PATH_TOO_LONG: { message: 'SUP_HOME {home} is too long: its socket path would be {length} bytes, and a unix socket path takes at most {max} here (set SUP_HOME to a path of at most {room} bytes)' },
+  SUP_ERR_HOME_SOCKET_UNSAFE: { message: 'refusing to connect to {socket}: it is {what}, not a socket of this user\'s daemon, so nothing was sent to it (remove it, or set SUP_HOME to a folder of your own)' },
+  SUP_ERR_HOME_FILE_UNSAFE: { message: 'refusing to use {file}: it is {what}, not a file sup made (remove it; someone may have planted it)' },
   SUP_ERR_APP_NOT_FOUND: { message: 'app "{target}" not found (sup ls lists apps)' },
   SUP_ERR_APP_NONE: { message: 'there are no apps, so "all" names nothing (sup start adds one)' },
   SUP_ERR_APP_NO_MATCH: { message: 'no app name matches {target} (sup ls lists apps)' },
@@ -49,6 +58,7 @@ export const ERRORS = Object.freeze({
   SUP_ERR_CONFIG_INVALID_PROBE: { message: 'invalid {probe} probe {value}: {reason} (docs/probes.md)' },
   SUP_ERR_CONFIG_FILE_NOT_FOUND: { message: 'config file "{file}" not found' },
   SUP_ERR_CONFIG_FILE_SYNTAX: { message: 'config file {file}{where} could not be read: {reason}' },
+  SUP_ERR_CONFIG_FILE_TOO_LARGE: { message: 'config file {file} is {size} bytes, more than the {limit} sup reads (split its apps over several files)' },
   SUP_ERR_CONFIG_FILE_NO_APPS: { message: 'config file {file} has no apps (export { apps: [ { name, script } ] })' },
   SUP_ERR_CONFIG_WRITE_FAILED: { message: 'cannot write {file}: {reason} (check the permissions of the current directory)' },
   SUP_ERR_CONFIG_ONLY_NO_MATCH: { message: '--only {only} matches no app in {file} (it has: {names})' },
@@ -155,6 +165,6 @@ export function toSupError (err) {
  * @param {string} text
  */
 function printable (text) {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1))
+  // A tab too: the message is one line for a reader and a grep.
+  return escapeControls(text).replace(/\t/g, '\\t')
 }

@@ -103,6 +103,7 @@ export class App extends EventEmitter {
     })
     if (runtime.config.pid_file) trackPidFile(worker, runtime.config.pid_file, this.logger)
     worker.on('remove', () => this.removeWorker(worker))
+    worker.on('event', (event) => this.emit('event', event))
     probeWorker(worker)
     // Readiness decides who gets connections: any change of any worker may move a gate.
     worker.on('change', () => this.regate())
