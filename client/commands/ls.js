@@ -43,7 +43,8 @@ export async function run ({ paths, io, opts }) {
     io.out(renderWorkers(order ? sortRows(rows, order) : rows))
     for (const line of renderLogWarnings(rows)) io.out(line)
     for (const line of renderRestartNotes(rows, Date.now())) io.out(line)
-    for (const line of dumpNotes(status, Date.now())) io.err(line)
+    // Notes are warnings for people: -s hushes them (io.warn), and none reach stdout.
+    for (const line of dumpNotes(status, Date.now())) (io.warn ?? io.err)(line)
     return 0
   } finally {
     if (opts.watch) await conn.close()
