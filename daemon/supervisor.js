@@ -94,6 +94,9 @@ export class Supervisor extends EventEmitter {
     })
     // autostart: false registers the app stopped, held like one `sup stop` stopped.
     for (const app of apps) if (!app.config.autostart) for (const worker of app.workers) worker.held = true
+    // Registered is a change like any other, for the state file and the subscribers, even
+    // when no worker moves (issue 19 item 5).
+    for (const app of apps) if (!app.config.autostart) app.announce()
     await this.launchInOrder(apps.filter((app) => app.config.autostart).map((app) => ({ app, workers: app.workers })))
     const started = apps.flatMap((app) => app.workers)
     // The first attempt decided (up, given up on, or waiting to retry), as PM2's start answers;

@@ -156,15 +156,15 @@ function spawnForkWorker (config, env, sockets, runtime) {
   })
   const events = new EventEmitter()
   let exited = false
-  /** @param {number | null} code @param {string | null} signal */
-  const onExit = (code, signal) => {
+  /** @param {number | null} code @param {string | null} signal @param {Error} [error] why it never started */
+  const onExit = (code, signal, error) => {
     if (exited) return
     exited = true
-    events.emit('exit', code, signal)
+    events.emit('exit', code, signal, error)
   }
   child.on('exit', onExit)
-  // spawn failures (ENOENT, EACCES) come as 'error' without an 'exit'.
-  child.on('error', () => { if (child.pid === undefined) queueMicrotask(() => onExit(127, null)) })
+  // spawn failures (ENOENT, EACCES, E2BIG) come as 'error' without an 'exit'.
+  child.on('error', (err) => { if (child.pid === undefined) queueMicrotask(() => onExit(127, null, err)) })
   // Fork mode: nothing is handed over through the daemon, so drained is final (no 'sync').
   child.on('message', workerMessages(events, { drained: () => events.emit('drained') }))
   return {

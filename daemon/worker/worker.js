@@ -27,6 +27,25 @@ let spawnCount = 0
  */
 
 /**
+ * Errors of a spawn that a retry in a moment cannot fix: the file, its mode, the argument or
+ * environment size, a value the kernel refuses. The others (EMFILE, ENFILE, EAGAIN, ENOMEM) may
+ * pass, and are retried as a crash is.
+ */
+const TRANSIENT_SPAWN_ERRORS = new Set(['EMFILE', 'ENFILE', 'EAGAIN', 'ENOMEM'])
+
+/**
+ * A spawn that failed, as the lifecycle takes it.
+ * @param {Error} error
+ * @returns {import('./lifecycle.js').SpawnFailure}
+ */
+export function describeSpawnError (error) {
+  const code = /** @type {NodeJS.ErrnoException} */ (error).code ?? null
+  // Node's "spawn /path ENOENT" names the file; a SupError (no node found) is one line already.
+  const message = String(error.message).split('\n')[0].slice(0, 500)
+  return { code, message, permanent: !TRANSIENT_SPAWN_ERRORS.has(String(code)) }
+}
+
+/**
  * What made a starting worker online, in words.
  * @param {import('./lifecycle.js').WorkerState} state
  */
@@ -161,7 +180,7 @@ export class Worker extends EventEmitter {
     logs.attach(proc.stderr, this.logSource('err'))
     // Events of a process we have already replaced are stale and dropped.
     const current = () => this.proc === proc
-    proc.events.on('exit', (code, signal) => { if (current()) this.dispatch({ type: 'exit', code, signal }) })
+    proc.events.on('exit', (code, signal, error) => { if (current()) this.dispatch({ type: 'exit', code, signal, ...(error ? { failed: describeSpawnError(error) } : {}) }) })
     proc.events.on('listening', () => { if (current()) this.dispatch({ type: 'listening' }) })
     proc.events.on('ready', () => { if (current()) this.dispatch({ type: 'ready' }) })
     proc.events.on('drained', () => { if (current()) this.dispatch({ type: 'drained' }) })
@@ -247,11 +266,9 @@ export class Worker extends EventEmitter {
       this.runtime = this.pinnedRuntime() ?? this.nextRuntime()
       return this.effects.spawn(config, env, this.app.sockets?.handOver() ?? null, this.runtime)
     } catch (err) {
-      const { code = null, message } = /** @type {NodeJS.ErrnoException} */ (err)
       this.logger.error({ err }, 'could not start the process')
-      this.emit('event', { kind: 'spawn-error', level: 'error', app: config.name, id: this.id, instance: this.instance, message: `could not start the process: ${message}`, data: { code } })
       const events = new EventEmitter()
-      queueMicrotask(() => events.emit('exit', 127, null))
+      queueMicrotask(() => events.emit('exit', 127, null, err))
       return { pid: undefined, ownGroup: false, stdout: null, stderr: null, send: () => {}, events }
     }
   }

@@ -1,0 +1,39 @@
+// @ts-check
+// A process that cannot be started at all (issue 19 item 11) is not a crash loop: the reason is
+// on the row and in start's answer, and no retry runs in a tight loop. And an app registered
+// stopped (autostart: false) is state like any other (item 5): a daemon killed with -9 does
+// not lose it.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { readDaemonPid } from '../../client/daemon.js'
+import { APPS, useSupHome, waitForExit, waitForRows } from '../helpers/sup.js'
+
+test('an environment too big for the kernel (E2BIG): named by start, errored at once, not retried in a loop', async (t) => {
+  const home = useSupHome(t)
+  // One variable over the kernel's 128 KiB limit per string, from a config file.
+  const file = join(home.home, 'big.config.json')
+  writeFileSync(file, JSON.stringify({ apps: [{ name: 'big', script: join(APPS, 'print-env.js'), env: { HUGE: 'x'.repeat(200_000) } }] }))
+  const started = await home.sup(['start', file])
+  assert.match(started.stderr, /sup: big: could not start: spawn E2BIG/)
+  const [row] = await waitForRows(home, (rows) => rows[0]?.status === 'errored', { what: 'big errored' })
+  assert.equal(row.restarts, 0, 'no restart was attempted')
+  assert.match(String(row.last_exit?.reason), /E2BIG/)
+  const ls = await home.sup(['ls'])
+  assert.match(ls.stdout, /crash loop: big: could not start: spawn E2BIG \(worker 0, \d+s ago\); next try in \d+s/)
+  const events = (await home.sup(['events', 'big', '--json'])).stdout.trim().split('\n').map((line) => JSON.parse(line))
+  assert.deepEqual(events.map((e) => e.kind), ['spawn-error'])
+  assert.equal(events[0].data.error, 'E2BIG')
+})
+
+test('an app registered stopped (autostart: false) survives a kill -9 of the daemon', async (t) => {
+  const home = useSupHome(t)
+  const started = await home.sup(['start', join(APPS, 'print-env.js'), '--name', 'later', '--no-autostart'])
+  assert.equal(started.code, 0, started.stderr)
+  const pid = /** @type {number} */ (readDaemonPid(home.paths))
+  process.kill(pid, 'SIGKILL')
+  await waitForExit([pid])
+  const rows = await waitForRows(home, (r) => r.length > 0, { what: 'the restored app' }).catch(async () => home.ls())
+  assert.deepEqual(rows.map((r) => [r.name, r.status]), [['later', 'stopped']])
+})
