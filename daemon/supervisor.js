@@ -17,6 +17,7 @@ import { metricsEvent } from './metrics/sampler.js'
 import { HeldSockets } from './sockets/held-sockets.js'
 import { InheritedSockets } from './sockets/inherited-sockets.js'
 import { resolveRuntime } from './node-runtime/resolve.js'
+import { resolveRunAs } from './worker/run-as.js'
 
 /**
  * @typedef {import('./worker/worker.js').Worker} Worker
@@ -86,6 +87,8 @@ export class Supervisor extends EventEmitter {
     checkDependencies(configs, new Map([...this.apps.values()].map((app) => [app.name, app.config.depends_on ?? []])))
     // A node, bun or deno that cannot be found refuses the start before anything runs.
     for (const config of configs) resolveRuntime(config, { ...shellEnv, ...config.env })
+    // So do a user or group that does not exist, or that this daemon cannot become.
+    for (const config of configs) resolveRunAs(config)
     const restarting = present.map(({ app, config }) => this.restartApp(app, config, existing === 'restart' ? shellEnv : app.shellEnv))
     const apps = fresh.map((config) => {
       const app = this.addApp(Object.freeze({ ...config }), shellEnv)
