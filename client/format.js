@@ -32,6 +32,15 @@ export function paintStatus (status) {
   return paint(STATUS_COLORS[status] ?? 'bold', status)
 }
 
+/**
+ * Control characters of text from an app or a config shown, never obeyed, by the terminal.
+ * @param {string} text
+ */
+export function escapeControl (text) {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+}
+
 /** @param {number} ms */
 export function formatDuration (ms) {
   if (ms <= 0) return '0s'

@@ -2,7 +2,7 @@
 // sup events [target]: the supervisor's decisions and their reasons (exits, restarts, crash
 // loops, kills, memory limits, reloads, ...), oldest first; --follow keeps printing new ones.
 import { connectDaemon } from '../daemon.js'
-import { colorEnabled, paint } from '../format.js'
+import { colorEnabled, escapeControl, paint } from '../format.js'
 import { formatDate } from '../../ipc/date-format.js'
 import { SupError } from '../../ipc/errors.js'
 import { CLOSE_SLOW_SUBSCRIBER } from '../../ipc/protocol.js'
@@ -65,15 +65,6 @@ function makePrinter (io) {
     const where = e.id === null ? e.app : `${e.app}:${e.id}`
     const tint = LEVEL_COLOR[e.level] ?? null
     const kind = e.kind.padEnd(14)
-    io.out(`${formatDate(e.at, 'YYYY-MM-DD HH:mm:ss')}  ${where.padEnd(16)} ${tint ? paint(tint, kind, color) : kind} ${escapeText(e.message)}`)
+    io.out(`${formatDate(e.at, 'YYYY-MM-DD HH:mm:ss')}  ${where.padEnd(16)} ${tint ? paint(tint, kind, color) : kind} ${escapeControl(e.message)}`)
   }
-}
-
-/**
- * Control characters of an app's name or a reason shown, never obeyed, by the terminal.
- * @param {string} text
- */
-function escapeText (text) {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
 }

@@ -52,7 +52,7 @@ export const isStoppingOrStopped = (s) => s.status === STATUS.STOPPING || s.stat
  * @property {number} livenessRestarts restarts because its liveness probe failed
  * @property {{ reason: string, at: number } | null} lastRestart why sup last restarted it on its own decision (a failed liveness probe)
  * @property {{ code: number | null, signal: string | null, at: number, reason?: string } | null} lastExit
- *   reason: set when the process could not be started at all
+ *   reason: why, when known: the process could not be started, or it said why it failed to start
  * @property {number | null} retryAt when a waiting/errored worker will be started again
  * @property {'start' | 'remove' | null} then what follows once it has stopped
  *
@@ -60,7 +60,7 @@ export const isStoppingOrStopped = (s) => s.status === STATUS.STOPPING || s.stat
  *   | { type: 'spawned', pid: number }
  *   | { type: 'listening' }
  *   | { type: 'ready' }
- *   | { type: 'exit', code: number | null, signal: string | null, failed?: SpawnFailure }
+ *   | { type: 'exit', code: number | null, signal: string | null, failed?: SpawnFailure, cause?: string }
  *   | { type: 'stop', then?: 'start' | 'remove' | null, drain?: boolean }
  *   | { type: 'drained' }
  *   | { type: 'timer', name: TimerName }
@@ -173,7 +173,8 @@ const HANDLERS = {
   },
 
   exit (config, state, event, now) {
-    const reason = event.failed ? `could not start: ${event.failed.message}` : null
+    // failed: it never started; cause: what its last words said (a port in use, diagnose.js)
+    const reason = event.failed ? `could not start: ${event.failed.message}` : event.cause ?? null
     const exited = { ...state, pid: null, listening: false, ready: false, probeReady: false, draining: false, lastExit: { code: event.code, signal: event.signal, at: now, ...(reason ? { reason } : {}) } }
     const cleanup = /** @type {Effect[]} */ ([{ type: 'clear-timer', name: 'ready' }, { type: 'clear-timer', name: 'kill' }, { type: 'reap-orphans' }])
     if (state.draining) cleanup.unshift({ type: 'clear-timer', name: 'drain' })

@@ -6,9 +6,10 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { readDaemonPid } from '../../client/daemon.js'
-import { APPS, isAlive, useSupHome, waitForExit, waitForRows } from '../helpers/sup.js'
+import { APPS, freePort, isAlive, useSupHome, waitForExit, waitForRows } from '../helpers/sup.js'
 
 test('an environment too big for the kernel (E2BIG): named by start, errored at once, not retried in a loop', async (t) => {
   const home = useSupHome(t)
@@ -25,6 +26,22 @@ test('an environment too big for the kernel (E2BIG): named by start, errored at 
   const events = (await home.sup(['events', 'big', '--json'])).stdout.trim().split('\n').map((line) => JSON.parse(line))
   assert.deepEqual(events.map((e) => e.kind), ['spawn-error'])
   assert.equal(events[0].data.error, 'E2BIG')
+})
+
+test('a port already taken: start names it and who holds it, and so do ls and the exit event', async (t) => {
+  const home = useSupHome(t)
+  const port = await freePort()
+  const squatter = createServer()
+  await new Promise((resolve) => squatter.listen(port, '127.0.0.1', () => resolve(undefined)))
+  t.after(() => squatter.close())
+  const started = await home.sup(['start', join(APPS, 'http-server.js'), '--name', 'web', '--restart-delay', '2000'], { env: { PORT: String(port) } })
+  const cause = `port ${port} is already in use by pid ${process.pid} (`
+  assert.ok(started.stderr.includes(`sup: web: ${cause}`), started.stderr)
+  const [row] = await home.ls()
+  assert.ok(String(row.last_exit?.reason).startsWith(cause), JSON.stringify(row.last_exit))
+  const events = (await home.sup(['events', 'web', '--json'])).stdout.trim().split('\n').map((line) => JSON.parse(line))
+  const exit = events.find((e) => e.kind === 'restarting')
+  assert.ok(exit?.message.startsWith(`exited with code 1 (${cause}`), exit?.message)
 })
 
 test('an app registered stopped (autostart: false) survives a kill -9 of the daemon', async (t) => {
