@@ -6,7 +6,7 @@ import { formatDate } from '../../ipc/date-format.js'
 import { SupError } from '../../ipc/errors.js'
 import { CLOSE_SLOW_SUBSCRIBER } from '../../ipc/protocol.js'
 
-/** @typedef {{ time: number, app: string, id: number, instance: number, stream: 'out' | 'err', line: string }} LogEntry */
+/** @typedef {{ time: number, app: string, id: number, instance: number, stream: 'out' | 'err' | 'sup', line: string }} LogEntry */
 
 /**
  * @param {string | undefined} target
@@ -89,10 +89,12 @@ function makePrinter (io, opts) {
   const color = colorEnabled()
   const pattern = opts.timestamp === true ? DEFAULT_TIMESTAMP : opts.timestamp
   const stamp = pattern ? (/** @type {LogEntry} */ e) => `${formatDate(e.time, pattern)} ` : () => ''
-  if (opts.raw) return (/** @type {LogEntry} */ e) => (e.stream === 'err' ? io.err : io.out)(`${stamp(e)}${e.line}`)
+  // The app's own lines alone: the supervisor's (exits, restarts) are left out.
+  if (opts.raw) return (/** @type {LogEntry} */ e) => { if (e.stream !== 'sup') (e.stream === 'err' ? io.err : io.out)(`${stamp(e)}${e.line}`) }
   return (/** @type {LogEntry} */ entry) => {
     const prefix = `${stamp(entry)}${entry.app}[${entry.instance}]`
-    if (entry.stream === 'err') io.out(`${paint('red', `${prefix} err |`, color)} ${entry.line}`)
+    if (entry.stream === 'sup') io.out(`${paint('yellow', `${prefix} sup |`, color)} ${entry.line}`)
+    else if (entry.stream === 'err') io.out(`${paint('red', `${prefix} err |`, color)} ${entry.line}`)
     else io.out(`${paint('cyan', `${prefix} out |`, color)} ${entry.line}`)
   }
 }

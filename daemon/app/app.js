@@ -18,6 +18,9 @@ import { gateUnready, probeWorker } from '../probes/worker-probes.js'
 import { REAL_EFFECTS } from '../worker/effects.js'
 import { readVersioning } from './versioning.js'
 
+/** The worker events written among its log lines (sup logs, the out file): why it went down. */
+const LOGGED_KINDS = new Set(['exited', 'restarting', 'crash-loop', 'not-restarting', 'killed', 'drain-timeout', 'ready-timeout', 'liveness', 'spawn-error'])
+
 /**
  * @typedef {import('../../ipc/app-config.js').AppConfig} AppConfig
  * @typedef {import('../rollout/reload.js').RolloutSummary} RolloutSummary
@@ -103,7 +106,11 @@ export class App extends EventEmitter {
     })
     if (runtime.config.pid_file) trackPidFile(worker, runtime.config.pid_file, this.logger)
     worker.on('remove', () => this.removeWorker(worker))
-    worker.on('event', (event) => this.emit('event', event))
+    worker.on('event', (event) => {
+      // Why a worker went down, where its lines are: sup logs and its out file (PM2's habit).
+      if (LOGGED_KINDS.has(event.kind)) this.logs.note(worker, `App [${event.app}:${event.id}] ${event.message}`)
+      this.emit('event', event)
+    })
     probeWorker(worker)
     // Readiness decides who gets connections: any change of any worker may move a gate.
     worker.on('change', () => this.regate())
