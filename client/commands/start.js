@@ -3,6 +3,7 @@
 // cwd), then hand them to the daemon and report each worker as it comes up. As in PM2, what
 // exists already is restarted: an app named by the word (`sup start api`, `sup start 0`),
 // the apps of a config file that run (the others start), a stopped app of the same script.
+import { splitIntoParts } from '../app-parts.js'
 import { extname } from 'node:path'
 import { parseBalance } from '../../ipc/balance.js'
 import { SupError } from '../../ipc/errors.js'
@@ -58,14 +59,17 @@ export async function run (targets, args, { paths, io, opts }) {
       // Rows also change for other reasons (a log file failing): print state changes only.
       /** @type {Map<number, string>} */
       const shown = new Map()
+      const wanted = new Set(configs.map((c) => c.name))
       conn.onEvents({
         'app.state': (row) => {
-          if (row.status === 'starting' || shown.get(row.id) === `${row.status} ${row.pid}`) return
+          if (!wanted.has(row.name) || row.status === 'starting' || shown.get(row.id) === `${row.status} ${row.pid}`) return
           shown.set(row.id, `${row.status} ${row.pid}`)
           io.out(`  ${row.name}[${row.instance}] ${paintStatus(row.status)}${row.pid ? ` (pid ${row.pid})` : ''}`)
         }
       })
-      await conn.request('subscribe', { topics: ['app.state'], apps: configs.map((c) => c.name) })
+      // Past the list a subscription takes (1024 names), every app's changes, these printed.
+      const names = configs.map((c) => c.name)
+      await conn.request('subscribe', { topics: ['app.state'], apps: names.length <= 1024 ? names : [] })
     }
     const shellEnv = stringEnv(io.env)
     // A config file's apps that run are restarted with the file's settings and the caller's
@@ -76,8 +80,9 @@ export async function run (targets, args, { paths, io, opts }) {
     const given = opts.force ? {} : { given: [...Object.keys(appEntryFromFlags(opts)), ...(args.length > 0 ? ['args'] : [])] }
     /** @type {import('../../ipc/methods.js').WorkerRow[]} */
     const rows = [...restarted]
-    if (files.length > 0) rows.push(...await conn.request('app.start', { apps: files, shellEnv, existing: 'restart' }))
-    if (scripts.length > 0) rows.push(...await conn.request('app.start', { apps: scripts, shellEnv, ...given }))
+    // More apps than one request takes (a config of 1000) go in parts, dependencies first.
+    for (const part of files.length > 0 ? splitIntoParts(files) : []) rows.push(...await conn.request('app.start', { apps: part, shellEnv, existing: 'restart' }))
+    for (const part of scripts.length > 0 ? splitIntoParts(scripts) : []) rows.push(...await conn.request('app.start', { apps: part, shellEnv, ...given }))
     for (const config of joining) rows.push(...await joinApp(conn, config))
     return report(rows, configs, io, opts)
   } finally {
