@@ -112,7 +112,7 @@ describe('crash loops', () => {
     const model = new MonitModel()
     let now = 100_000
     model.now = () => now
-    model.setWorkers([/** @type {any} */ ({ id: 0, name: 'api', instance: 0, status: 'online', restarts: 0 })])
+    model.setWorkers([({ id: 0, name: 'api', instance: 0, status: 'online', restarts: 0 })])
     model.applyEvent(event(1, 90_000))
     assert.equal(model.lines()[0].kind === 'app' && model.lines()[0].crashing, null)
     model.applyEvent(event(2, 99_000))
@@ -131,7 +131,7 @@ describe('crash loops', () => {
   test('an errored app with one crash in the window is crashing', () => {
     const model = new MonitModel()
     model.now = () => 100_000
-    model.setWorkers([/** @type {any} */ ({ id: 0, name: 'api', instance: 0, status: 'errored', restarts: 16 })])
+    model.setWorkers([({ id: 0, name: 'api', instance: 0, status: 'errored', restarts: 16 })])
     model.applyEvent(event(1, 99_000, 'crash-loop'))
     const line = model.lines()[0]
     assert.equal(line.kind === 'app' && line.crashing?.count, 1)
