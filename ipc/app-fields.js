@@ -87,7 +87,7 @@ export const APP_FIELDS = [
   { key: 'force_fork', input: 'boolean', default: false, fixed: true, cli: [{ flags: '-x, --fork-mode', help: 'fork mode even with -i' }] },
   { key: 'interpreter', input: 'custom', schema: nullableStr, default: null, aliases: ['exec_interpreter'], cli: [{ flags: '--interpreter <cmd>', help: 'run the script with this (python3, bash, none, ...); picked from the extension or shebang otherwise' }] },
   { key: 'runtime', input: 'custom', schema: nullableStr, default: null },
-  { key: 'interpreter_args', input: 'custom', schema: strList, default: [], aliases: ['node_args'], cli: [{ flags: '--node-args <args>', aliases: ['--interpreter-args'], help: 'arguments for node (or the interpreter), e.g. "--max-old-space-size=512"' }] },
+  { key: 'interpreter_args', input: 'custom', schema: strList, default: [], aliases: ['node_args', 'interpreterArgs'], cli: [{ flags: '--node-args <args>', aliases: ['--interpreter-args'], help: 'arguments for node (or the interpreter), e.g. "--max-old-space-size=512"' }] },
   { key: 'env', input: 'custom', schema: ENV_RECORD, default: {} },
   // PM2's uid/gid (user): who the workers run as; a root daemon only (daemon/worker/run-as.js)
   { key: 'uid', input: 'user', schema: account, default: null, aliases: ['user'], cli: [{ flags: '--uid <user>', aliases: ['--user'], help: 'run the workers as this user (name or number; the daemon must be root)' }] },

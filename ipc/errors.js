@@ -55,7 +55,7 @@ export const ERRORS = Object.freeze({
   SUP_ERR_LISTEN_FAILED: { message: 'cannot listen on {address} for app "{name}": {reason}' },
   SUP_ERR_CONFIG_SCRIPT_NOT_FOUND: { message: 'script "{script}" not found (looked in {cwd})' },
   SUP_ERR_CONFIG_SCRIPT_IS_DIRECTORY: { message: '"{script}" is a directory: name the file to run, e.g. {script}/index.js' },
-  SUP_ERR_CONFIG_INVALID_INSTANCES: { message: 'invalid instance count "{value}" (use a number, "max", 0 for max, or -N for CPUs minus N)' },
+  SUP_ERR_CONFIG_INVALID_INSTANCES: { message: 'invalid instance count "{value}": instances must be a number, "max", 0 (= max) or -N (CPUs minus N)' },
   SUP_ERR_CONFIG_INVALID_OPTION: { message: 'invalid {option} "{value}": {reason}' },
   SUP_ERR_CONFIG_INVALID_PROBE: { message: 'invalid {probe} probe {value}: {reason} (docs/probes.md)' },
   SUP_ERR_CONFIG_FILE_NOT_FOUND: { message: 'config file "{file}" not found' },
