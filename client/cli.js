@@ -15,6 +15,7 @@ import { listingForm } from './spawn-daemon.js'
  * @typedef {object} CliIo
  * @property {(text: string) => void} out a line for stdout
  * @property {(text: string) => void} err a line for stderr
+ * @property {(text: string) => void} [warn] a warning for stderr, hushed by -s (none: err)
  * @property {NodeJS.ProcessEnv} env
  * @property {string} cwd
  *
@@ -360,13 +361,13 @@ function isSet (value) {
 }
 
 /**
- * -s/--silent: nothing on stdout; an error keeps its one line on stderr (PM2 drops even that,
- * leaving a script only the exit code to go on).
+ * -s/--silent: nothing on stdout, no warnings; an error keeps its one line on stderr (PM2
+ * drops even that, leaving a script only the exit code to go on).
  * @param {CliIo} io
  * @returns {CliIo}
  */
 function silence (io) {
-  return { ...io, out: () => {} }
+  return { ...io, out: () => {}, warn: () => {} }
 }
 
 /**

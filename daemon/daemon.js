@@ -58,7 +58,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   const balance = balanceFromEnv(env)
   const { sampleInterval, metrics, shutdownWithMessage, pidFile } = readDaemonOptions(argv, env, paths.home)
   const releaseLock = acquireLock(paths.pidFile, paths.home)
-  const removePidCopy = writePidCopy(pidFile, logger)
+  const removePidCopy = await writePidCopy(pidFile, logger)
   const settings = new Settings({ file: paths.settings, logger })
   useSettings((name) => settings.of(name))
   setBalance(balance)

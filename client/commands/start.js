@@ -26,11 +26,15 @@ export const DEFAULT_CONFIG = 'ecosystem.config.js'
 export async function run (targets, args, { paths, io, opts }) {
   const balance = wantedBalance(opts, io.env)
   const list = targets.length > 0 ? targets : [DEFAULT_CONFIG]
+  const warn = warnOnce(io)
+  if (!list.some((t) => t === '-' || isConfigFile(t))) {
+    for (const flag of /** @type {const} */ (['only', 'env'])) if (opts[flag] !== undefined) warn(`--${flag} applies to the apps of a config file; ignored`)
+  }
   // A word that may name an app (PM2: a number, or no "/" and no extension) is asked about
   // first; -f always starts a copy. Its flags are checked before the daemon is asked.
   const named = opts.force || args.length > 0 ? [] : list.filter((t) => /^\d+$/.test(t) || (t !== '-' && !t.includes('/') && extname(t) === ''))
   const update = named.length > 0 ? buildUpdate(opts, io.cwd) : undefined
-  let configs = await buildAll(list.filter((t) => !named.includes(t)), args, opts, io.cwd)
+  let configs = await buildAll(list.filter((t) => !named.includes(t)), args, opts, io.cwd, warn)
   const conn = await connectDaemon(paths, { start: true, daemonEnv: balance ? { SUP_BALANCE: balance } : {} })
   try {
     if (balance) await checkBalance(conn, balance)
@@ -45,7 +49,7 @@ export async function run (targets, args, { paths, io, opts }) {
     }
     if (restarted.length > 0 && !opts.json) io.out(`restarted ${[...new Set(restarted.map((r) => r.name))].join(', ')} (it exists already: sup start of an app restarts it)`)
     // A word that names no app is a script (or a command) to start after all.
-    if (unknown.length > 0) configs = [...configs, ...await buildAll(unknown, args, opts, io.cwd)]
+    if (unknown.length > 0) configs = [...configs, ...await buildAll(unknown, args, opts, io.cwd, warn)]
     if (configs.length === 0) return report(restarted, [], io, opts)
     /** @type {Set<string>} */
     const running = new Set((await conn.request('app.list')).map((/** @type {{ name: string }} */ r) => r.name))
@@ -125,6 +129,9 @@ function report (rows, configs, io, opts) {
   const blocked = configs.filter((c) => c.depends_on?.length > 0 && rows.some((r) => r.name === c.name) &&
     rows.filter((r) => r.name === c.name).every((r) => r.status === 'stopped' && r.last_exit === null))
   for (const c of blocked) io.err(`sup: ${c.name} was not started: what it depends on (${c.depends_on.join(', ')}) was not ready in time (sup restart ${c.name} starts it)`)
+  // A process that could not be started at all says why (E2BIG, EACCES, ...), once per app.
+  const reasons = new Map(rows.filter((r) => r.last_exit?.reason).map((r) => [r.name, r.last_exit?.reason]))
+  for (const [name, reason] of reasons) io.err(`sup: ${name}: ${reason} (sup events ${name})`)
   if (failed.length > 0) {
     const names = [...new Set(failed.map((r) => r.name))]
     io.err(`sup: ${failed.length} worker(s) of ${names.join(', ')} did not come online (sup logs ${names[0]} --nostream shows why)`)
@@ -144,16 +151,30 @@ function report (rows, configs, io, opts) {
 const fromFile = new WeakSet()
 
 /**
+ * Warnings (a key or flag with no effect) on stderr, each once; -s hushes them.
+ * @param {import('../cli.js').CliIo} io
+ */
+function warnOnce (io) {
+  const said = new Set()
+  return (/** @type {string} */ text) => {
+    if (said.has(text)) return
+    said.add(text)
+    ;(io.warn ?? io.err)(`sup: ${text}`)
+  }
+}
+
+/**
  * Every target's apps, in order; two with one name are refused before anything starts.
  * @param {string[]} targets
  * @param {string[]} args
  * @param {Record<string, any>} opts
  * @param {string} cwd
+ * @param {(text: string) => void} warn
  */
-async function buildAll (targets, args, opts, cwd) {
+async function buildAll (targets, args, opts, cwd, warn) {
   const configs = []
   for (const target of targets) {
-    const built = await buildConfigs(target, args, opts, cwd)
+    const built = await buildConfigs(target, args, opts, cwd, { warn })
     if (target === '-' || isConfigFile(target)) for (const config of built) fromFile.add(config)
     configs.push(...built)
   }

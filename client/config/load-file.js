@@ -126,8 +126,13 @@ function withDeployEnv (app, deployEnv) {
   if (app === null || typeof app !== 'object' || Array.isArray(app)) return app
   const own = app.env !== null && typeof app.env === 'object' && !Array.isArray(app.env) ? app.env : {}
   // a non-object env stays as it is, for normalizeApp to report
-  return { ...app, env: app.env == null || own === app.env ? { ...deployEnv, ...own } : app.env }
+  const merged = { ...app, env: app.env == null || own === app.env ? { ...deployEnv, ...own } : app.env }
+  WITH_DEPLOY_ENV.add(merged)
+  return merged
 }
+
+/** The entries `deploy.<name>.env` was applied to: --env has found something for them. */
+export const WITH_DEPLOY_ENV = new WeakSet()
 
 /**
  * Keep the apps named in `--only a,b`.
