@@ -17,6 +17,7 @@ import { metricsEvent } from './metrics/sampler.js'
 import { HeldSockets } from './sockets/held-sockets.js'
 import { InheritedSockets } from './sockets/inherited-sockets.js'
 import { resolveRuntime } from './node-runtime/resolve.js'
+import { resolveRunAs } from './worker/run-as.js'
 
 /**
  * @typedef {import('./worker/worker.js').Worker} Worker
@@ -84,8 +85,10 @@ export class Supervisor extends EventEmitter {
       else throw new SupError('SUP_ERR_APP_ALREADY_EXISTS', { name: config.name })
     }
     checkDependencies(configs, new Map([...this.apps.values()].map((app) => [app.name, app.config.depends_on ?? []])))
-    // An app that cannot run at all (no cwd, script or interpreter) is refused before anything runs.
+    // An app that cannot run at all (no cwd, script, interpreter or node) is refused before anything runs.
     for (const config of configs) this.effects.preflight(config, { ...shellEnv, ...config.env })
+    // So do a user or group that does not exist, or that this daemon cannot become.
+    for (const config of configs) resolveRunAs(config)
     const restarting = present.map(({ app, config }) => this.restartApp(app, config, existing === 'restart' ? shellEnv : app.shellEnv))
     const apps = fresh.map((config) => {
       const app = this.addApp(Object.freeze({ ...config }), shellEnv)
@@ -94,6 +97,9 @@ export class Supervisor extends EventEmitter {
     })
     // autostart: false registers the app stopped, held like one `sup stop` stopped.
     for (const app of apps) if (!app.config.autostart) for (const worker of app.workers) worker.held = true
+    // Registered is a change like any other, for the state file and the subscribers, even
+    // when no worker moves (issue 19 item 5).
+    for (const app of apps) if (!app.config.autostart) app.announce()
     await this.launchInOrder(apps.filter((app) => app.config.autostart).map((app) => ({ app, workers: app.workers })))
     const started = apps.flatMap((app) => app.workers)
     // The first attempt decided (up, given up on, or waiting to retry), as PM2's start answers;
