@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { waitUntil } from '../helpers/procs.js'
+import { waitFor } from '../helpers/wait.js'
 import { APPS, useSupHome, waitForRows } from '../helpers/sup.js'
 import { findOnPath } from '../../ipc/executables.js'
 
@@ -20,7 +20,7 @@ test('an app started as `npm start` stops gracefully, in under a second', { skip
   await waitForRows(home, (rs) => rs[0]?.status === 'online', { what: 'npmapp online' })
   const out = join(home.paths.logs, 'npmapp-out.log')
   const log = () => existsSync(out) ? readFileSync(out, 'utf8') : ''
-  await waitUntil(() => /server ready on \d+/.test(log()), 'the server behind npm to listen', 15_000)
+  await waitFor(() => /server ready on \d+/.test(log()), { what: 'the server behind npm to listen', timeout: 15_000 })
 
   // Timed over the socket (what `sup stop` sends), without a CLI's start-up.
   const conn = await home.connect()
@@ -30,6 +30,6 @@ test('an app started as `npm start` stops gracefully, in under a second', { skip
   await conn.close()
   assert.equal(row.status, 'stopped')
   // The server heard the signal itself and closed: not a SIGKILL at kill_timeout (5 s).
-  await waitUntil(() => /server closed gracefully on SIGINT/.test(log()), 'the server\'s own graceful exit', 5000)
+  await waitFor(() => /server closed gracefully on SIGINT/.test(log()), { what: 'the server\'s own graceful exit', timeout: 5000 })
   assert.ok(took < 1000, `sup stop took ${took} ms`)
 })
