@@ -16,6 +16,8 @@ import { listingForm } from './spawn-daemon.js'
  * @property {(text: string) => void} err a line for stderr
  * @property {NodeJS.ProcessEnv} env
  * @property {string} cwd
+ * @property {Promise<unknown> | null} [earlyStart] a daemon start begun before the CLI was
+ *   loaded (bin/sup.cjs, prestartDaemon), for the listing that waits on it
  *
  * @typedef {object} CommandContext
  * @property {import('../ipc/paths.js').SupPaths} paths

@@ -9,7 +9,6 @@ import { resolvePaths } from '../ipc/paths.js'
 import { guardHome } from './home-guard.js'
 import { acquireLock } from './lock.js'
 import { readLogDefaults } from './logs/defaults.js'
-import { setLinesWanted } from './logs/sink.js'
 import { MetricsEndpoint } from './metrics/endpoint.js'
 import { guardMemory } from './metrics/memory-guard.js'
 import { agentIntervalFor, metricsEvent, Sampler } from './metrics/sampler.js'
@@ -18,7 +17,7 @@ import { writePidCopy } from './pid-copy.js'
 import { Persistence } from './dump/persistence.js'
 import { startServer } from './server.js'
 import { Settings } from './settings.js'
-import { setBalance, useSettings } from './worker/spawn.js'
+import { realEffects } from './worker/effects.js'
 import { InheritedSockets } from './sockets/inherited-sockets.js'
 import { Supervisor } from './supervisor.js'
 
@@ -56,17 +55,24 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   const releaseLock = acquireLock(paths.pidFile, paths.home)
   const removePidCopy = writePidCopy(pidFile, logger)
   const settings = new Settings({ file: paths.settings, logger })
-  useSettings((name) => settings.of(name))
-  setBalance(balance)
 
   const logDefaults = readLogDefaults(env, (message) => logger.warn(`${message}; using the default`))
   // Socket activation: systemd's sockets are the daemon's alone; no app or helper inherits
   // the variables (an app with `listen` gets its own, docs/deploy.md#socket-activation).
   const inherited = InheritedSockets.fromEnv(env, process.pid, { logger })
   for (const key of LISTEN_VARS) delete env[key]
+  /** @type {Awaited<ReturnType<typeof startServer>> | null} the server, once it listens */
+  let serving = null
+  const publishLog = (/** @type {any} */ entry) => serving?.publish('log', entry)
+  /** @type {Supervisor} */
   const supervisor = new Supervisor({
     logsDir: paths.logs,
     logger,
+    // Every worker's env takes its app's `sup set` values, read at each start.
+    effects: realEffects({ balance, settings: (name) => settings.of(name) }),
+    // Log lines are cut and decoded one by one only while someone follows them: a subscriber
+    // on the socket, or a listener in this process (sup-runtime prints every line).
+    linesWanted: () => serving === null || serving.wants('log') || supervisor.listeners('log').some((listener) => listener !== publishLog),
     logDefaults,
     inherited,
     shutdownWithMessage,
@@ -105,12 +111,9 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
     releaseLock()
     throw err
   }
+  serving = server
   supervisor.on('app.state', (row) => server.publish('app.state', row))
-  const publishLog = (/** @type {any} */ entry) => server.publish('log', entry)
   supervisor.on('log', publishLog)
-  // Log lines are cut and decoded one by one only while someone follows them: a subscriber
-  // on the socket, or a listener in this process (sup-runtime prints every line).
-  setLinesWanted(() => server.wants('log') || supervisor.listeners('log').some((listener) => listener !== publishLog))
   supervisor.on('reload.progress', (progress) => server.publish('reload.progress', progress))
   // The event is a whole row (log paths, status, figures): built only when someone takes it.
   sampler.on('sample', (worker) => { if (server.wants('metrics')) server.publish('metrics', metricsEvent(worker)) })

@@ -4,7 +4,6 @@ import { constants } from 'node:os'
 import { SupError } from '../ipc/errors.js'
 import { DEFAULT_METRICS_HOST } from '../ipc/metrics.js'
 import { PROTOCOL_VERSION } from '../ipc/methods.js'
-import { buildWorkerEnv } from './worker/spawn.js'
 
 /**
  * @typedef {object} HandlerContext
@@ -48,12 +47,12 @@ export const HANDLERS = {
     const described = supervisor.describe(params.target)
     return { ...described, settings: settings.of(described.name) }
   },
-  // What each worker's process was given: buildWorkerEnv on the settings it runs with.
+  // What each worker's process was given: its env on the settings it runs with.
   'app.env': (params, { supervisor }) => supervisor.resolve([params.target], { cwd: params.cwd }).map((w) => ({
     id: w.id,
     name: w.app.config.name,
     instance: w.instance,
-    env: buildWorkerEnv(w.app.config, w.app.shellEnv, w.instance)
+    env: w.env()
   })),
   'app.signal' (params, { supervisor }) {
     const signal = normalizeSignal(params.signal)

@@ -5,7 +5,7 @@
 import { EventEmitter } from 'node:events'
 import { SupError } from '../ipc/errors.js'
 import { App, resizeWorkers, restartWorkers, settle, updateConfig } from './app/app.js'
-import { REAL_EFFECTS } from './worker/effects.js'
+import { realEffects } from './worker/effects.js'
 import { STATUS, isDecided, isRunning, isStopped } from './worker/lifecycle.js'
 import { checkDependencies } from './app/depends-on.js'
 import { LOG_DEFAULTS } from './logs/defaults.js'
@@ -39,13 +39,14 @@ function pickGiven (config, given) {
 
 export class Supervisor extends EventEmitter {
   /**
-   * @param {{ logsDir: string, logger: import('pino').Logger, effects?: import('./worker/effects.js').Effects, logDefaults?: import('./logs/defaults.js').LogRotation, agentEnv?: Record<string, string>, shutdownWithMessage?: boolean, inherited?: InheritedSockets }} options
+   * @param {{ logsDir: string, logger: import('pino').Logger, linesWanted?: () => boolean, effects?: import('./worker/effects.js').Effects, logDefaults?: import('./logs/defaults.js').LogRotation, agentEnv?: Record<string, string>, shutdownWithMessage?: boolean, inherited?: InheritedSockets }} options
    *   effects: spawn, timers, clock, process tree and balancing for every worker (tests pass fakes);
    *   agentEnv: extra variables for node workers' agent (the sampling interval);
    *   shutdownWithMessage: stop every node worker with a "shutdown" message (daemon-wide);
-   *   inherited: sockets systemd passed to the daemon, for the apps whose `listen` they serve
+   *   inherited: sockets systemd passed to the daemon, for the apps whose `listen` they serve;
+   *   linesWanted: whether anyone follows log lines as they come (daemon.js asks its subscriptions)
    */
-  constructor ({ logsDir, logger, effects = REAL_EFFECTS, logDefaults = LOG_DEFAULTS, agentEnv = {}, shutdownWithMessage = false, inherited = new InheritedSockets() }) {
+  constructor ({ logsDir, logger, effects = realEffects(), logDefaults = LOG_DEFAULTS, agentEnv = {}, shutdownWithMessage = false, inherited = new InheritedSockets(), linesWanted }) {
     super()
     this.inherited = inherited
     this.agentEnv = agentEnv
@@ -53,7 +54,7 @@ export class Supervisor extends EventEmitter {
     this.logger = logger
     this.effects = effects
     /** @type {import('./app/app.js').LogSetup} */
-    this.logging = { logsDir, files: new LogFiles({ logger }), defaults: logDefaults }
+    this.logging = { logsDir, files: new LogFiles({ logger }), defaults: logDefaults, linesWanted }
     /** @type {Map<string, App>} */
     this.apps = new Map()
     this.nextId = 0
@@ -335,10 +336,8 @@ export class Supervisor extends EventEmitter {
     const workers = this.resolve(targets, { cwd, allowNone: true })
     const signalled = []
     for (const worker of workers) {
-      if (worker.state.pid !== null) {
-        process.kill(worker.state.pid, signal)
-        signalled.push(worker.row())
-      }
+      // Through the effects, as every signal: a process gone meanwhile is not counted.
+      if (worker.state.pid !== null && this.effects.tree.signal(worker.state.pid, signal)) signalled.push(worker.row())
     }
     return signalled
   }

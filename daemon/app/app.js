@@ -14,7 +14,7 @@ import { freeInstances } from '../rollout/plan.js'
 import { AppTriggers } from '../triggers/app-triggers.js'
 import { Worker } from '../worker/worker.js'
 import { gateUnready, probeWorker } from '../probes/worker-probes.js'
-import { REAL_EFFECTS } from '../worker/effects.js'
+import { realEffects } from '../worker/effects.js'
 import { readVersioning } from './versioning.js'
 
 /**
@@ -26,6 +26,7 @@ import { readVersioning } from './versioning.js'
  * @property {string} logsDir
  * @property {import('../logs/files.js').LogFiles} files the daemon's writers, one per path
  * @property {import('../logs/defaults.js').LogRotation} defaults
+ * @property {() => boolean} [linesWanted] whether anyone follows log lines as they come (LogSink)
  */
 
 /**
@@ -49,7 +50,7 @@ export class App extends EventEmitter {
    * @param {import('../sockets/held-sockets.js').HeldSockets | null} [options.sockets] the
    *   sockets the daemon holds for the app (fork mode, `listen`): every generation is handed them
    */
-  constructor ({ config, shellEnv, logging, logger, nextId, spareId = nextId, effects = REAL_EFFECTS, agentEnv = {}, shutdownWithMessage = false, sockets = null }) {
+  constructor ({ config, shellEnv, logging, logger, nextId, spareId = nextId, effects = realEffects(), agentEnv = {}, shutdownWithMessage = false, sockets = null }) {
     super()
     this.config = config
     this.shellEnv = shellEnv
@@ -71,7 +72,7 @@ export class App extends EventEmitter {
     this.rollout = null
     /** @type {RolloutSummary | null} how the last reload, scale or replace ended */
     this.lastRollout = null
-    this.logs = new LogSink({ config, logsDir: logging.logsDir, logger, files: logging.files, defaults: logging.defaults })
+    this.logs = new LogSink({ config, logsDir: logging.logsDir, logger, files: logging.files, defaults: logging.defaults, linesWanted: logging.linesWanted })
     this.logs.on('line', (entry) => this.emit('log', entry))
     // A log file that fails (or works again) changes the rows: `sup ls` and monit should know.
     this.logs.on('status', () => this.announce())

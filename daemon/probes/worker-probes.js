@@ -5,7 +5,6 @@
 // whose readiness fails is gated (the primary hands its connections to the others) while
 // another worker serves.
 import { STATUS } from '../worker/lifecycle.js'
-import { buildWorkerEnv } from '../worker/spawn.js'
 import { runProbe } from './probe.js'
 
 /**
@@ -91,8 +90,8 @@ function start (worker, pid, kind, probe) {
  * @returns {(signal: AbortSignal) => Promise<CheckResult>}
  */
 export function checkOf (worker, probe) {
-  const { config, shellEnv } = worker.app
-  const env = buildWorkerEnv(config, shellEnv, worker.instance)
+  const { config } = worker.app
+  const env = worker.env()
   if (probe.type === 'exec') return worker.effects.check(probe, { cwd: config.cwd, env })
   if (sharesPort(worker)) return (signal) => askAgent(worker, probe, signal)
   const port = probe.port ?? portOf(env.PORT) ?? portOf(config.listen[0])

@@ -1,18 +1,16 @@
 // @ts-check
 // One worker slot of an app: holds its lifecycle state and carries out the effects the pure
 // transition table asks for (spawn, signals, timers). The only place that does so.
+import { randomBytes } from 'node:crypto'
 import { EventEmitter } from 'node:events'
 import { APP_MESSAGES, toAgent } from '../../ipc/agent-protocol.js'
 import { STATUS, initialState, isRunning, transition } from './lifecycle.js'
 import { readAgentReport } from '../metrics/agent-report.js'
 import { emptyUsage } from '../metrics/sampler.js'
-import { REAL_EFFECTS } from './effects.js'
+import { realEffects } from './effects.js'
 import { TOKEN_VAR } from './process-tree.js'
 import { buildWorkerEnv, usesAgent } from './spawn.js'
 import { resolveRuntime } from '../node-runtime/resolve.js'
-
-/** Processes started by this daemon, for the tokens. */
-let spawnCount = 0
 
 /**
  * @typedef {object} AppRuntime what a worker needs of its app
@@ -34,7 +32,7 @@ export class Worker extends EventEmitter {
    *   shutdownWithMessage: the daemon's setting, for node workers whatever their app's;
    *   siblings: the app's workers, whose node a cluster worker keeps (pinnedRuntime)
    */
-  constructor ({ id, instance, app, logger, effects = REAL_EFFECTS, agentEnv = {}, shutdownWithMessage = false, siblings = () => [] }) {
+  constructor ({ id, instance, app, logger, effects = realEffects(), agentEnv = {}, shutdownWithMessage = false, siblings = () => [] }) {
     super()
     this.siblings = siblings
     this.id = id
@@ -127,10 +125,10 @@ export class Worker extends EventEmitter {
   }
 
   spawn () {
-    const { config, shellEnv, logs } = this.app
+    const { config, logs } = this.app
     // Unique per process started: what it leaves behind is found by it (reapOrphans).
-    this.token = `${process.pid}.${this.id}.${++spawnCount}`
-    const env = { ...buildWorkerEnv(config, shellEnv, this.instance), [TOKEN_VAR]: this.token }
+    this.token = `${process.pid}.${this.id}.${randomBytes(8).toString('hex')}`
+    const env = { ...this.env(), [TOKEN_VAR]: this.token }
     const proc = this.trySpawn(config, usesAgent(config) ? { ...env, ...this.agentEnv } : env)
     this.proc = proc
     this.usage = emptyUsage()
@@ -151,6 +149,16 @@ export class Worker extends EventEmitter {
     if (proc.pid !== undefined) this.spawned(proc, proc.pid)
     // A cluster worker on another node: its primary tells the pid a moment later.
     else proc.events.once('spawned', (pid) => { if (current()) this.spawned(proc, pid) })
+  }
+
+  /**
+   * The environment a process of this worker is given now (before the agent's and the token):
+   * the `sup set` values are read at each start, whatever generation of the config it runs.
+   * @returns {Record<string, string>}
+   */
+  env () {
+    const { config, shellEnv } = this.app
+    return buildWorkerEnv(config, shellEnv, this.instance, this.effects.settings?.(config.name))
   }
 
   /**

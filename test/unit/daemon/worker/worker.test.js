@@ -187,6 +187,20 @@ describe('readiness', () => {
     assert.equal(env.NODE_APP_INSTANCE, '0')
   })
 
+  test('the `sup set` values come from the injected settings, read at each start', async () => {
+    const { effects, worker } = setup({ exec_mode: 'fork', env: { PORT: '3000' } })
+    let values = { PORT: '4000' }
+    const settings = (/** @type {string} */ name) => name === 'api' ? values : {}
+    Object.assign(effects, { settings })
+    worker.dispatch({ type: 'start' })
+    assert.equal(effects.spawned[0].env.PORT, '4000')
+    values = { PORT: '5000' }
+    worker.dispatch({ type: 'stop', then: 'start' })
+    effects.spawned[0].exit(0)
+    await effects.clock.advance(0)
+    assert.equal(effects.spawned[1].env.PORT, '5000')
+  })
+
   test('a spawn that fails (no pid) counts as an exit with code 127', async () => {
     const { effects, worker } = setup({ exec_mode: 'fork', restart_delay: 500 }, { failSpawn: true })
     worker.dispatch({ type: 'start' })
