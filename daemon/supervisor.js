@@ -94,7 +94,7 @@ export class Supervisor extends EventEmitter {
       return app
     })
     // autostart: false registers the app stopped, held like one `sup stop` stopped.
-    for (const app of apps) if (!app.config.autostart) for (const worker of app.workers) worker.held = true
+    for (const app of apps) if (!app.config.autostart) for (const worker of app.workers) worker.dispatch({ type: 'hold' })
     await this.launchInOrder(apps.filter((app) => app.config.autostart).map((app) => ({ app, workers: app.workers })))
     const started = apps.flatMap((app) => app.workers)
     // The first attempt decided (up, given up on, or waiting to retry), as PM2's start answers;
@@ -140,9 +140,8 @@ export class Supervisor extends EventEmitter {
       // Deleted, or stopped by another command, while it waited: leave it be.
       if (this.apps.get(app.name) !== app) return
       for (const worker of workers) {
-        if (worker.held) continue
-        if (unready.length === 0) worker.dispatch({ type: 'start' })
-        else worker.held = true
+        if (worker.state.held) continue
+        worker.dispatch({ type: unready.length === 0 ? 'start' : 'hold' })
       }
     }
     for (const entry of batch) launches.set(entry.app.name, launch(entry))
@@ -244,13 +243,12 @@ export class Supervisor extends EventEmitter {
    */
   async stop (targets, { cwd } = {}) {
     const workers = this.resolve(targets, { cwd })
-    for (const worker of workers) worker.held = true
+    for (const worker of workers) worker.dispatch({ type: 'stop', hold: true })
     // As PM2: stopping a watched app stops the watching, until a restart from its config file
     // or with --watch turns it on again (a plain restart leaves it off).
     for (const app of new Set(workers.map((w) => this.appOf(w)))) {
-      if (app.config.watch && app.workers.every((w) => w.held)) app.swap({ config: Object.freeze({ ...app.config, watch: false }) })
+      if (app.config.watch && app.workers.every((w) => w.state.held)) app.swap({ config: Object.freeze({ ...app.config, watch: false }) })
     }
-    for (const worker of workers) worker.dispatch({ type: 'stop' })
     await settle(workers, isStopped).catch(tolerateTimeout)
     return workers.map((w) => w.row())
   }
@@ -311,7 +309,7 @@ export class Supervisor extends EventEmitter {
     const workers = this.resolve(targets, { cwd })
     // No deadline: a worker is removed once it has stopped, and the stop ladder ends in SIGKILL.
     const gone = workers.map((worker) => until(worker, () => worker.removed, undefined, 'remove'))
-    for (const worker of workers) worker.dispatch({ type: 'stop', then: 'remove' })
+    for (const worker of workers) worker.dispatch({ type: 'stop', afterStop: 'remove' })
     await Promise.all(gone)
     return workers.map((w) => ({ ...w.row(), status: 'deleted' }))
   }

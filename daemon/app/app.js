@@ -202,7 +202,7 @@ export class App extends EventEmitter {
    * never ran here (restored as stopped).
    */
   triggerable () {
-    return this.workers.filter((w) => !w.held && !(w.state.status === STATUS.STOPPED && w.state.lastExit === null))
+    return this.workers.filter((w) => !w.state.held && !(w.state.status === STATUS.STOPPED && w.state.lastExit === null))
   }
 }
 
@@ -270,7 +270,7 @@ export function resizeWorkers (app, count) {
   const extra = app.workers.length - count
   if (extra > 0) {
     const leaving = [...app.workers].sort((a, b) => b.instance - a.instance || b.id - a.id).slice(0, extra)
-    for (const worker of leaving) worker.dispatch({ type: 'stop', then: 'remove' })
+    for (const worker of leaving) worker.dispatch({ type: 'stop', afterStop: 'remove' })
     return leaving
   }
   for (const instance of freeInstances(app.workers.map((w) => w.instance), -extra)) app.addWorker(instance)
@@ -313,10 +313,10 @@ export async function restartWorkers (workers) {
     // Counted as a restart, as a stop-then-start is.
     for (const worker of running) worker.dispatch({ type: 'carry-restarts', restarts: worker.state.restarts + 1 })
   }
+  // Either lifts `sup stop`'s hold (lifecycle.js).
   for (const worker of workers) {
-    worker.held = false
     if (isRunning(worker.state)) {
-      worker.dispatch({ type: 'stop', then: 'start' })
+      worker.dispatch({ type: 'stop', afterStop: 'start' })
     } else {
       worker.dispatch({ type: 'start' })
     }

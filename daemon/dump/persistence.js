@@ -101,7 +101,7 @@ export class Persistence extends EventEmitter {
     const at = this.now()
     const apps = plan.restore.map((entry) => this.register(entry, shellEnv, { from: 'resurrect', at }))
     await this.supervisor.launchInOrder(apps)
-    await this.supervisor.settle(apps.flatMap((app) => app.workers.filter((w) => !w.held)), isDecided).catch(tolerateTimeout)
+    await this.supervisor.settle(apps.flatMap((app) => app.workers.filter((w) => !w.state.held)), isDecided).catch(tolerateTimeout)
     return {
       file: this.saveFile,
       source: loaded.source,

@@ -103,7 +103,7 @@ export async function rollWorkers ({ app, old, instances, runtime, limits, repor
     const since = now()
     const gone = waitRemoved(worker, 2 * worker.app.config.kill_timeout + RETIRE_GRACE, timers)
     const drain = worker.state.status === STATUS.ONLINE && canDrain(worker.app)
-    worker.dispatch({ type: 'stop', then: 'remove', drain })
+    worker.dispatch({ type: 'stop', afterStop: 'remove', drain })
     await gone
     result.retired.push(ref)
     report({ phase: 'retired', ...ref, ms: now() - since })
@@ -167,7 +167,7 @@ export async function rollWorkers ({ app, old, instances, runtime, limits, repor
         const gone = waitRemoved(worker, 2 * config.kill_timeout + RETIRE_GRACE, timers)
         // Drained like an old worker: a failed one that listens (a gated wait_ready worker)
         // may have a connection hand-off in flight that a bare SIGINT would lose.
-        worker.dispatch({ type: 'stop', then: 'remove', drain: config.exec_mode === 'cluster' })
+        worker.dispatch({ type: 'stop', afterStop: 'remove', drain: config.exec_mode === 'cluster' })
         await gone
       }
     }

@@ -67,8 +67,6 @@ export class Worker extends EventEmitter {
     this.dispatching = false
     /** True once the worker has left its app (the 'remove' effect ran). */
     this.removed = false
-    /** Stopped by `sup stop`: cron_restart and watch leave it alone until it is started again. */
-    this.held = false
     /** The last verdicts of its readiness and liveness probes (daemon/probes/worker-probes.js). */
     /** @type {import('../probes/worker-probes.js').WorkerProbes} */
     this.probes = { readiness: null, liveness: null }

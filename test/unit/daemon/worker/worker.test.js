@@ -146,7 +146,7 @@ describe('stop ladder', () => {
     worker.dispatch({ type: 'start' })
     const [first] = effects.spawned
     first.listen()
-    worker.dispatch({ type: 'stop', then: 'start' })
+    worker.dispatch({ type: 'stop', afterStop: 'start' })
     // It exits before the descendants are listed: the SIGINT must not reach its successor.
     first.exit(0)
     await effects.clock.advance(0)
@@ -195,7 +195,7 @@ describe('readiness', () => {
     worker.dispatch({ type: 'start' })
     assert.equal(effects.spawned[0].env.PORT, '4000')
     values = { PORT: '5000' }
-    worker.dispatch({ type: 'stop', then: 'start' })
+    worker.dispatch({ type: 'stop', afterStop: 'start' })
     effects.spawned[0].exit(0)
     await effects.clock.advance(0)
     assert.equal(effects.spawned[1].env.PORT, '5000')
@@ -312,7 +312,7 @@ describe('restart after a crash', () => {
     worker.dispatch({ type: 'start' })
     const [first] = effects.spawned
     first.listen()
-    worker.dispatch({ type: 'stop', then: 'start' })
+    worker.dispatch({ type: 'stop', afterStop: 'start' })
     first.exit(0)
     effects.spawned[1].listen()
     first.events.emit('exit', 1, null)
