@@ -202,6 +202,13 @@ export async function main (argv, io) {
     .option('--timestamp [pattern]', 'put the time each line was written first (default pattern YYYY-MM-DD-HH:mm:ss)')
     .action(action('logs', (mod, ctx) => mod.run(ctx.args[0], ctx)))
 
+  program.command('events [target]')
+    .description('the supervisor\'s decisions and their reasons: exits, restarts, crash loops, kills, limits, reloads')
+    .option('--lines <n>', 'how many past events to print', '50')
+    .option('-f, --follow', 'keep printing new events as they happen')
+    .option('--json', 'one JSON object per line')
+    .action(action('events', (mod, ctx) => mod.run(ctx.args[0], ctx)))
+
   program.command('reloadLogs').alias('reload-logs')
     .description('close and reopen every log file at its path (after an outside tool such as logrotate moved them)')
     .action(action('reload-logs', (mod, ctx) => mod.run(ctx)))

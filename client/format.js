@@ -112,6 +112,39 @@ export function renderLogWarnings (rows) {
 }
 
 /**
+ * How a worker last ended, in words: "code 3", "signal SIGKILL".
+ * @param {{ code: number | null, signal: string | null }} exit
+ */
+export function describeExit (exit) {
+  return exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`
+}
+
+/**
+ * One line per app with workers down and waiting to be retried (or given up on for now), for
+ * under the `sup ls` table: the last exit and when the next try comes, so an `errored` status
+ * is never the whole story (the reasons in full: `sup events <app>`).
+ * @param {Array<import('../ipc/methods.js').WorkerRow>} rows
+ * @param {number} now ms since the epoch
+ * @returns {string[]}
+ */
+export function renderRestartNotes (rows, now) {
+  /** @type {Map<string, Array<import('../ipc/methods.js').WorkerRow>>} */
+  const byApp = new Map()
+  for (const r of rows) {
+    if (r.status !== 'waiting' && r.status !== 'errored') continue
+    byApp.set(r.name, [...(byApp.get(r.name) ?? []), r])
+  }
+  return [...byApp].map(([name, down]) => {
+    const last = down.reduce((a, b) => ((b.last_exit?.at ?? 0) > (a.last_exit?.at ?? 0) ? b : a))
+    const exit = last.last_exit ? `last exit ${describeExit(last.last_exit)} (worker ${last.id}, ${formatDuration(now - last.last_exit.at)} ago)` : 'not started yet'
+    const next = Math.min(...down.map((r) => r.retry_at ?? Infinity))
+    const retry = Number.isFinite(next) ? `; next try in ${formatDuration(Math.max(0, next - now) + 999)}` : ''
+    const what = down.some((r) => r.status === 'errored') ? paint('red', 'crash loop') : paint('yellow', 'restarting')
+    return `${what}: ${name}: ${exit}${retry} (sup events ${name})`
+  })
+}
+
+/**
  * What `sup resurrect` (and `sup update`) print for a dump.resurrect answer; the exit code.
  * @param {any} result
  * @param {import('./cli.js').CliIo} io

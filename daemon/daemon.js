@@ -15,6 +15,8 @@ import { agentIntervalFor, metricsEvent, Sampler } from './metrics/sampler.js'
 import { readDaemonOptions } from './options.js'
 import { writePidCopy } from './pid-copy.js'
 import { Persistence } from './dump/persistence.js'
+import { EventJournal } from './events/journal.js'
+import { rolloutEvent } from './events/rollout-event.js'
 import { startServer } from './server.js'
 import { Settings } from './settings.js'
 import { realEffects } from './worker/effects.js'
@@ -29,6 +31,7 @@ export const { version } = JSON.parse(readFileSync(new URL('../package.json', im
  * @property {Supervisor} supervisor
  * @property {Persistence | null} persistence
  * @property {Sampler} sampler
+ * @property {EventJournal} events the supervisor's decisions and their reasons
  * @property {Promise<void>} ready settles once the dump has been read (and a crash recovered from)
  * @property {(reason: string) => Promise<void>} shutdown stop every app, then close; safe to call twice
  */
@@ -79,12 +82,15 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
     // The agent reports on a multiple of the sampler's cadence; without sampling it stays quiet.
     agentEnv: sampleInterval > 0 ? { SUP_AGENT_METRICS_MS: String(agentIntervalFor(sampleInterval)) } : {}
   })
+  // sup-runtime keeps no files but its logs: its events live as long as it does.
+  const events = new EventJournal({ file: persist ? paths.events : null, logger })
+  const loaded = events.load().catch((err) => logger.warn({ err }, 'could not read the events file'))
   const workers = () => [...supervisor.apps.values()].flatMap((app) => app.workers)
   const sampler = new Sampler({ workers, interval: sampleInterval, logger })
   const endpoint = new MetricsEndpoint({ logger, collect: () => workers().map(exportWorker) })
   const persistence = persist ? new Persistence({ file: paths.state, saveFile: paths.dump, supervisor, logger, version, daemonEnv: env }) : null
   // Requests wait for this (server.js), so `sup ls` right after a crash shows the restored apps.
-  const ready = (persistence?.open() ?? Promise.resolve()).catch((err) => {
+  const ready = loaded.then(() => persistence?.open()).catch((err) => {
     logger.error({ err }, 'could not read the dump; starting without it')
   })
   const startedAt = Date.now()
@@ -100,6 +106,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
         settings,
         sampler,
         endpoint,
+        events,
         ready,
         daemon: { version, pid: process.pid, startedAt, home: paths.home, balance },
         // Answer the request first, then stop everything.
@@ -115,9 +122,23 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   supervisor.on('app.state', (row) => server.publish('app.state', row))
   supervisor.on('log', publishLog)
   supervisor.on('reload.progress', (progress) => server.publish('reload.progress', progress))
+  events.on('event', (event) => server.publish('event', event))
+  // Every decision of the supervisor and its reason, from the workers' lifecycles and the
+  // rollouts, lands in the journal (sup events) in one place.
+  supervisor.on('event', (event) => events.record(event))
+  supervisor.on('reload.progress', (progress) => { const event = rolloutEvent(progress); if (event) events.record(event) })
   // The event is a whole row (log paths, status, figures): built only when someone takes it.
   sampler.on('sample', (worker) => { if (server.wants('metrics')) server.publish('metrics', metricsEvent(worker)) })
-  guardMemory({ sampler, logger, replace: (worker) => supervisor.replaceWorker(worker) })
+  guardMemory({
+    sampler,
+    logger,
+    replace: (worker) => {
+      const { memory } = worker.usage
+      const limit = /** @type {number} */ (worker.app.config.max_memory_restart)
+      events.record({ kind: 'memory-limit', level: 'warn', app: worker.app.config.name, id: worker.id, instance: worker.instance, message: `using ${mib(memory)} MiB, over max_memory_restart (${mib(limit)} MiB): replacing it`, data: { memory, limit } })
+      return supervisor.replaceWorker(worker)
+    }
+  })
   sampler.start()
   const stopGuard = guardHome({
     paths,
@@ -149,6 +170,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
       const writeDump = persistence?.beginShutdown()
       await supervisor.stopAll()
       await writeDump?.()
+      await events.close()
       removePidCopy()
       releaseLock()
       logger.info('daemon stopped')
@@ -159,7 +181,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   }
 
   logger.info({ home: paths.home, version, socket: paths.socket, balance, persist, sampleInterval }, 'daemon started')
-  return { paths, supervisor, persistence, sampler, ready, shutdown }
+  return { paths, supervisor, persistence, sampler, events, ready, shutdown }
 }
 
 /**
@@ -182,6 +204,9 @@ function exportWorker (worker) {
     livenessRestarts: state.livenessRestarts
   }
 }
+
+/** @param {number} bytes */
+const mib = (bytes) => (bytes / 1048576).toFixed(1)
 
 /**
  * Keep supervising through bugs in one request: log them instead of dying.

@@ -16,6 +16,7 @@ import { PROTOCOL_VERSION } from '../ipc/methods.js'
  * @property {Promise<void>} ready settles once the dump has been read
  * @property {() => void} requestShutdown
  * @property {(topics: string[], apps: string[] | undefined) => void} subscribe subscribe the calling connection
+ * @property {import('./events/journal.js').EventJournal} events the supervisor's decisions kept (sup events)
  *
  * @typedef {(params: any, ctx: HandlerContext) => unknown} Handler
  */
@@ -43,6 +44,12 @@ export const HANDLERS = {
   'app.delete': (params, { supervisor }) => supervisor.delete(params.targets, { cwd: params.cwd }),
   'app.reset': (params, { supervisor }) => supervisor.reset(params.targets, { cwd: params.cwd }),
   'app.list': (params, { supervisor }) => supervisor.list(),
+  'events.list' (params, { supervisor, events }) {
+    const filter = eventFilter(params.target, supervisor)
+    // apps: what a follower subscribes to (a namespace stands for its apps' names)
+    return { events: events.list({ ...filter, limit: params.limit }), apps: filter.apps ? [...filter.apps] : null }
+  },
+
   'app.describe' (params, { supervisor, settings }) {
     const described = supervisor.describe(params.target)
     return { ...described, settings: settings.of(described.name) }
@@ -127,4 +134,18 @@ export function normalizeSignal (input) {
 function needDump (persistence) {
   if (!persistence) throw new SupError('SUP_ERR_DUMP_DISABLED')
   return persistence
+}
+
+/**
+ * Which events a target names: a worker id, the apps it resolves to, or an app the daemon no
+ * longer runs (a deleted app's history stays listable by its name).
+ * @param {string | null | undefined} target
+ * @param {import('./supervisor.js').Supervisor} supervisor
+ * @returns {{ apps?: Set<string>, ids?: Set<number> }}
+ */
+function eventFilter (target, supervisor) {
+  if (!target || target === 'all') return {}
+  if (/^\d+$/.test(target)) return { ids: new Set([Number(target)]) }
+  const named = supervisor.match(target)
+  return { apps: named.length > 0 ? new Set(named.map((w) => w.app.config.name)) : new Set([target]) }
 }

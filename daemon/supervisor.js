@@ -173,8 +173,12 @@ export class Supervisor extends EventEmitter {
     // Bound first: an address in use refuses the app before anything of it exists.
     const sockets = config.listen.length > 0 && config.exec_mode === 'fork' ? HeldSockets.bind(config.listen, { app: config.name, inherited: this.inherited }) : null
     const app = new App({ config, shellEnv, sockets, logging: this.logging, logger: this.logger, nextId: () => this.takeId(), spareId: () => this.spareId(), effects: this.effects, agentEnv: this.agentEnv, shutdownWithMessage: this.shutdownWithMessage })
-    for (const topic of ['app.state', 'log', 'reload.progress']) app.on(topic, (data) => this.emit(topic, data))
-    app.on('trigger', (reason) => { if (this.apps.get(app.name) === app) reloadByTrigger(app, reason) })
+    for (const topic of ['app.state', 'log', 'reload.progress', 'event']) app.on(topic, (data) => this.emit(topic, data))
+    app.on('trigger', (reason) => {
+      if (this.apps.get(app.name) !== app) return
+      this.note(app.name, reason.startsWith('watch') ? 'watch' : 'cron', `${reason}: restarting the app`, { reason })
+      reloadByTrigger(app, reason)
+    })
     app.on('empty', () => {
       if (this.apps.get(app.name) !== app) return
       this.apps.delete(app.name)
@@ -185,6 +189,17 @@ export class Supervisor extends EventEmitter {
     })
     this.apps.set(config.name, app)
     return app
+  }
+
+  /**
+   * An app-wide decision and its reason, for the journal (sup events).
+   * @param {string} app
+   * @param {string} kind
+   * @param {string} message
+   * @param {Record<string, unknown>} [data]
+   */
+  note (app, kind, message, data = {}) {
+    this.emit('event', { kind, level: 'info', app, id: null, instance: null, message, data })
   }
 
   /** The ids workers hold now. */
@@ -243,6 +258,7 @@ export class Supervisor extends EventEmitter {
    */
   async stop (targets, { cwd } = {}) {
     const workers = this.resolve(targets, { cwd })
+    for (const name of new Set(workers.map((w) => w.app.config.name))) this.note(name, 'stop', 'stopped by the user (sup stop)')
     for (const worker of workers) worker.dispatch({ type: 'stop', hold: true })
     // As PM2: stopping a watched app stops the watching, until a restart from its config file
     // or with --watch turns it on again (a plain restart leaves it off).
@@ -266,6 +282,7 @@ export class Supervisor extends EventEmitter {
     // A node that cannot be found refuses the restart before any worker stops.
     for (const app of apps) resolveRuntime(app.config, { ...(shellEnv ?? app.shellEnv), ...app.config.env })
     if (update?.name) this.rename(workers, update.name)
+    for (const app of apps) this.note(app.name, 'restart', `restarted by the user (sup restart${toggleWatch ? ' --watch' : ''})`)
     for (const app of apps) {
       let config = update ? updateConfig(app.config, update) : app.config
       if (toggleWatch) config = Object.freeze({ ...config, watch: !app.config.watch })
@@ -309,6 +326,7 @@ export class Supervisor extends EventEmitter {
     const workers = this.resolve(targets, { cwd })
     // No deadline: a worker is removed once it has stopped, and the stop ladder ends in SIGKILL.
     const gone = workers.map((worker) => until(worker, () => worker.removed, undefined, 'remove'))
+    for (const name of new Set(workers.map((w) => w.app.config.name))) this.note(name, 'delete', 'deleted by the user (sup delete)')
     for (const worker of workers) worker.dispatch({ type: 'stop', afterStop: 'remove' })
     await Promise.all(gone)
     return workers.map((w) => ({ ...w.row(), status: 'deleted' }))

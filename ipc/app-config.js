@@ -1,11 +1,13 @@
 // @ts-check
 // The normalised app config: what the CLI sends in app.start and what the daemon keeps.
-// It is immutable once validated; runtime state (pid, status, restarts) lives elsewhere.
+// It is immutable once validated; runtime state (pid, status, restarts) lives elsewhere. Its
+// forms all come from the one field table in ./app-fields.js; the typedef below is kept in
+// step with it by test/unit/ipc/app-config.test.js (same keys, same order, same types).
+import { APP_FIELDS, STORED_FIELDS } from './app-fields.js'
 
 /**
  * @typedef {object} AppConfig
  * @property {string} name
- * @property {string} namespace a group of apps that one CLI target names ("default" unless set)
  * @property {string} script absolute path, or a command found on PATH
  * @property {string[]} args
  * @property {string} cwd absolute
@@ -51,6 +53,7 @@
  * @property {ProbeConfig | null} liveness a worker whose probe fails `failure_threshold` times in a row is restarted
  * @property {string[]} depends_on apps that must be ready before this one starts
  * @property {string | null} source the config file it came from
+ * @property {string} namespace a group of apps that one CLI target names ("default" unless set)
  */
 
 /**
@@ -68,138 +71,23 @@
  * @property {number} success_threshold successes in a row that make it pass again
  */
 
-/** Names become file names (logs) and CLI targets, so they are kept to a safe alphabet. */
-export const APP_NAME_PATTERN = /^(?![.-])[A-Za-z0-9._-]{1,64}$/
+export { APP_NAME_PATTERN, ENV_RECORD } from './app-fields.js'
 
-/** PM2's defaults where PM2 has the key; kill_timeout is longer to give apps time to drain. */
-export const APP_DEFAULTS = Object.freeze({
-  args: [],
-  exec_mode: /** @type {'fork'} */ ('fork'),
-  instances: 1,
-  interpreter: null,
-  runtime: null,
-  interpreter_args: [],
-  env: {},
-  instance_var: 'NODE_APP_INSTANCE',
-  increment_var: null,
-  wait_ready: false,
-  listen_timeout: 8000,
-  kill_timeout: 5000,
-  shutdown_with_message: false,
-  max_restarts: 16,
-  min_uptime: 1000,
-  restart_delay: 0,
-  exp_backoff_restart_delay: 0,
-  autorestart: true,
-  autostart: true,
-  vizion: true,
-  stop_exit_codes: [],
-  max_memory_restart: null,
-  out_file: null,
-  error_file: null,
-  log_file: null,
-  pid_file: null,
-  merge_logs: false,
-  time: false,
-  log_date_format: null,
-  log_type: /** @type {'raw'} */ ('raw'),
-  log_max_size: null,
-  log_retain: null,
-  log_compress: null,
-  cron_restart: null,
-  watch: false,
-  watch_paths: [],
-  ignore_watch: [],
-  watch_delay: 1000,
-  listen: [],
-  readiness: null,
-  liveness: null,
-  depends_on: [],
-  source: null,
-  namespace: 'default'
-})
-
-const ms = /** @type {const} */ ({ type: 'integer', minimum: 0, maximum: 2 ** 31 - 1 })
-const str = /** @type {const} */ ({ type: 'string', maxLength: 4096 })
-const nullableStr = /** @type {const} */ ({ anyOf: [str, { type: 'null' }] })
-/** An environment: names without "=" (the kernel's separator), values of any text but NUL. */
-export const ENV_RECORD = /** @type {const} */ ({
-  type: 'record',
-  keys: { type: 'string', minLength: 1, maxLength: 4096, pattern: /^[^=]+$/ },
-  values: { type: 'string', maxLength: 1 << 20 }
-})
-const strList = /** @type {const} */ ({ type: 'array', items: str, maxItems: 1024 })
-
-/** @type {import('./schema.js').Schema} */
-const PROBE_SCHEMA = {
-  type: 'object',
-  required: ['type', 'host', 'port', 'path', 'status', 'command', 'initial_delay', 'period', 'timeout', 'failure_threshold', 'success_threshold'],
-  properties: {
-    type: { type: 'string', enum: ['http', 'tcp', 'exec'] },
-    host: { type: 'string', minLength: 1, maxLength: 255 },
-    port: { anyOf: [{ type: 'integer', minimum: 1, maximum: 65535 }, { type: 'null' }] },
-    path: { type: 'string', maxLength: 4096 },
-    status: { anyOf: [{ type: 'integer', minimum: 100, maximum: 599 }, { type: 'null' }] },
-    command: strList,
-    initial_delay: ms,
-    period: { type: 'integer', minimum: 1, maximum: 2 ** 31 - 1 },
-    timeout: { type: 'integer', minimum: 1, maximum: 2 ** 31 - 1 },
-    failure_threshold: { type: 'integer', minimum: 1, maximum: 1000 },
-    success_threshold: { type: 'integer', minimum: 1, maximum: 1000 }
-  }
-}
+/** Every key AppConfig holds but name, script and cwd, with its default (ipc/app-fields.js). */
+export const APP_DEFAULTS = /** @type {Readonly<Omit<AppConfig, 'name' | 'script' | 'cwd'>>} */ (Object.freeze(Object.fromEntries(
+  STORED_FIELDS.filter((field) => 'default' in field).map((field) => [field.key, field.default])
+)))
 
 /** @type {import('./schema.js').Schema} */
 export const APP_CONFIG_SCHEMA = {
   type: 'object',
-  required: Object.keys(APP_DEFAULTS).concat(['name', 'script', 'cwd']),
-  properties: {
-    name: { type: 'string', pattern: APP_NAME_PATTERN },
-    script: { type: 'string', minLength: 1, maxLength: 4096 },
-    args: strList,
-    cwd: { type: 'string', minLength: 1, maxLength: 4096 },
-    exec_mode: { type: 'string', enum: ['cluster', 'fork'] },
-    instances: { type: 'integer', minimum: 1, maximum: 1024 },
-    interpreter: nullableStr,
-    runtime: nullableStr,
-    interpreter_args: strList,
-    env: ENV_RECORD,
-    instance_var: { type: 'string', minLength: 1, maxLength: 256 },
-    increment_var: nullableStr,
-    wait_ready: { type: 'boolean' },
-    listen_timeout: ms,
-    kill_timeout: ms,
-    shutdown_with_message: { type: 'boolean' },
-    max_restarts: { type: 'integer', minimum: 0, maximum: 1e9 },
-    min_uptime: ms,
-    restart_delay: ms,
-    exp_backoff_restart_delay: ms,
-    autorestart: { type: 'boolean' },
-    autostart: { type: 'boolean' },
-    vizion: { type: 'boolean' },
-    stop_exit_codes: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 255 }, maxItems: 256 },
-    max_memory_restart: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }] },
-    out_file: nullableStr,
-    error_file: nullableStr,
-    log_file: { anyOf: [str, { type: 'boolean' }, { type: 'null' }] },
-    pid_file: nullableStr,
-    merge_logs: { type: 'boolean' },
-    time: { type: 'boolean' },
-    log_date_format: { anyOf: [{ type: 'string', maxLength: 256 }, { type: 'null' }] },
-    log_type: { type: 'string', enum: ['raw', 'json'] },
-    log_max_size: { anyOf: [{ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, { type: 'null' }] },
-    log_retain: { anyOf: [{ type: 'integer', minimum: 0, maximum: 100000 }, { type: 'null' }] },
-    log_compress: { anyOf: [{ type: 'boolean' }, { type: 'null' }] },
-    cron_restart: { anyOf: [{ type: 'string', maxLength: 256 }, { type: 'null' }] },
-    watch: { type: 'boolean' },
-    watch_paths: strList,
-    ignore_watch: strList,
-    watch_delay: ms,
-    listen: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 200 }, maxItems: 64 },
-    readiness: { anyOf: [PROBE_SCHEMA, { type: 'null' }] },
-    liveness: { anyOf: [PROBE_SCHEMA, { type: 'null' }] },
-    depends_on: { type: 'array', items: { type: 'string', pattern: APP_NAME_PATTERN }, maxItems: 256 },
-    source: nullableStr,
-    namespace: { type: 'string', pattern: APP_NAME_PATTERN }
-  }
+  required: STORED_FIELDS.map((field) => field.key),
+  properties: Object.fromEntries(STORED_FIELDS.map((field) => [field.key, /** @type {import('./schema.js').Schema} */ (field.schema)]))
 }
+
+/**
+ * Keys a restart with flags (`sup start api --time`, `sup restart api --node-args ...`) may not
+ * change: they make another app (name, script, ...), or a scale (instances). The CLI does not
+ * send them as an update; the daemon does not take them.
+ */
+export const APP_FIXED_KEYS = Object.freeze(APP_FIELDS.filter((field) => field.fixed).map((field) => field.key))

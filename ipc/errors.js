@@ -71,6 +71,7 @@ export const ERRORS = Object.freeze({
   SUP_ERR_STARTUP_USER_NOT_FOUND: { message: 'user "{user}" not found (give an existing account with --user)' },
   SUP_ERR_STARTUP_WRITE_FAILED: { message: 'cannot write {file}: {reason} (run as root, or pick another --unit-dir)' },
   SUP_ERR_STARTUP_NEEDS_ROOT: { message: 'removing {file} needs root: run {command}' },
+  SUP_ERR_STARTUP_UNSAFE_VALUE: { message: 'cannot write {key} of {owner} into a systemd unit: "{value}" {reason}; {fix}, then run sup startup again' },
   SUP_ERR_STARTUP_COMMAND_FAILED: { message: '"{command}" failed: {reason}' },
   SUP_ERR_RUNTIME_APP_ERRORED: { message: '{workers} errored (a crash loop): sup-runtime stops every app and exits 1, so the orchestrator restarts it (the lines above show why)' },
   SUP_ERR_RUNTIME_APPS_FAILED: { message: 'every app has stopped, and {workers} failed: sup-runtime exits 1' },

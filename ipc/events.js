@@ -54,7 +54,21 @@
  * @typedef {ReloadBegin | ScaleBegin | ProgressStart | ProgressReady | ProgressRetire | ProgressRetired | ProgressEnd} ReloadProgressEvent
  *   topic `reload.progress`: each step of a rollout, as it happens
  *
- * @typedef {{ log: LogEvent, 'app.state': AppStateEvent, metrics: MetricsEvent, 'reload.progress': ReloadProgressEvent }} EventsByTopic
+ * @typedef {'spawned' | 'online' | 'exited' | 'restarting' | 'crash-loop' | 'not-restarting' | 'killed' | 'drain-timeout'
+ *   | 'ready-timeout' | 'liveness' | 'spawn-error' | 'stop' | 'delete' | 'restart' | 'watch' | 'cron' | 'memory-limit'
+ *   | 'reload' | 'scale'} EventKind what the event is about (docs/events.md lists each)
+ * @typedef {object} SupEvent topic `event`: one supervisor decision and its reason (`sup events`, docs/events.md)
+ * @property {number} seq increasing, also across daemon restarts
+ * @property {number} at ms since the epoch
+ * @property {EventKind | string} kind
+ * @property {'info' | 'warn' | 'error'} level
+ * @property {string} app
+ * @property {number | null} id the worker's id, null for an app-wide event (reload, scale)
+ * @property {number | null} instance
+ * @property {string} message one line for people: what happened and why ("exited with code 3; restarting in 100 ms")
+ * @property {Record<string, unknown>} data the same for machines (code, signal, delay, attempt, retry_at, reason, ...)
+ *
+ * @typedef {{ log: LogEvent, 'app.state': AppStateEvent, metrics: MetricsEvent, 'reload.progress': ReloadProgressEvent, event: SupEvent }} EventsByTopic
  *
  * @typedef {keyof EventsByTopic} Topic
  * @typedef {{ [T in Topic]?: (data: EventsByTopic[T]) => void }} TopicHandlers a handler per topic (Connection.onEvents)

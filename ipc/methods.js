@@ -34,7 +34,7 @@ import { APP_CONFIG_SCHEMA, APP_NAME_PATTERN, ENV_RECORD } from './app-config.js
 
 export { PROTOCOL_VERSION } from './version.js'
 
-export const TOPICS = /** @type {const} */ (['log', 'app.state', 'metrics', 'reload.progress'])
+export const TOPICS = /** @type {const} */ (['log', 'app.state', 'metrics', 'reload.progress', 'event'])
 
 /** A target names an app, its script file, a namespace, a worker id, or "all" (daemon/resolve-targets.js). */
 const target = /** @type {const} */ ({ type: 'string', minLength: 1, maxLength: 256 })
@@ -105,6 +105,14 @@ export const METHODS = {
       target: { anyOf: [target, { type: 'null' }] },
       lines: { type: 'integer', minimum: 0, maximum: 100000 },
       stream: { type: 'string', enum: ['out', 'err', 'both'] }
+    }
+  },
+  // `sup events [target]`: the supervisor's decisions kept (daemon/events/journal.js)
+  'events.list': {
+    type: 'object',
+    properties: {
+      target: { anyOf: [target, { type: 'null' }] },
+      limit: { type: 'integer', minimum: 1, maximum: 100000 }
     }
   },
   'dump.save': { type: 'object', properties: { force: { type: 'boolean' } } },

@@ -24,6 +24,8 @@ export function resolvePaths (env = process.env) {
     dump: join(home, pm2Layout ? 'dump.pm2' : 'dump.json'),
     // The daemon's own state, written after every change, read after a crash.
     state: join(home, 'state.json'),
+    // The supervisor's decisions and their reasons (sup events), kept across daemon restarts
+    events: join(home, 'events.jsonl'),
     // `sup set` values by app name (PM2's module_conf.json)
     settings: join(home, 'settings.json'),
     logs: join(home, 'logs')

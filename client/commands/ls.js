@@ -2,7 +2,7 @@
 // sup ls [--json] [--watch]: reads the daemon's cached figures; never triggers a sampling pass.
 import { connectDaemon } from '../daemon.js'
 import { SupError } from '../../ipc/errors.js'
-import { formatBytes, formatDuration, renderLogWarnings, renderWorkers } from '../format.js'
+import { formatBytes, formatDuration, renderLogWarnings, renderRestartNotes, renderWorkers } from '../format.js'
 
 /** How often --watch asks again. The daemon samples once a second, so faster shows nothing new. */
 const WATCH_MS = 1000
@@ -34,6 +34,7 @@ export async function run ({ paths, io, opts }) {
     ])
     io.out(renderWorkers(order ? sortRows(rows, order) : rows))
     for (const line of renderLogWarnings(rows)) io.out(line)
+    for (const line of renderRestartNotes(rows, Date.now())) io.out(line)
     for (const line of dumpNotes(status, Date.now())) io.out(line)
     return 0
   } finally {
@@ -110,7 +111,7 @@ async function watch (conn, io, opts) {
   try {
     while (!stop.signal.aborted) {
       const rows = await conn.request('app.list')
-      const text = opts.json ? JSON.stringify(rows) : [renderWorkers(rows), ...renderLogWarnings(rows)].join('\n')
+      const text = opts.json ? JSON.stringify(rows) : [renderWorkers(rows), ...renderLogWarnings(rows), ...renderRestartNotes(rows, Date.now())].join('\n')
       if (inPlace) io.out(`${CLEAR}sup ls --watch · every ${WATCH_MS / 1000}s · ${new Date().toLocaleTimeString()} · Ctrl-C stops\n\n${text}`)
       else io.out(text)
       await new Promise((resolve) => {

@@ -6,7 +6,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { SupError } from '../../ipc/errors.js'
 import { resolvePaths } from '../../ipc/paths.js'
 import { SUP_BIN, checkPlatform, isRoot, resolveTarget, rootCommand, systemctl, systemdRunning, unitPath } from '../startup/systemd-host.js'
-import { readSavedListen } from '../startup/saved-listen.js'
+import { readDumpFile, savedListen } from '../startup/saved-listen.js'
 import { renderSocketUnit, renderSystemdUnit } from '../startup/systemd-unit.js'
 import { version } from '../version.js'
 
@@ -19,9 +19,11 @@ export async function run (platform, { io, opts }) {
   const target = resolveTarget(opts, io.env)
   const paths = resolvePaths({ SUP_HOME: target.supHome, HOME: target.home })
   // Saved apps with `listen`: systemd holds their sockets in a .socket unit beside the service.
-  const listen = readSavedListen(paths.dump)
+  // The dump is the user's and we may be root: read and checked as hostile (design §12).
+  const saved = savedListen(readDumpFile(paths.dump, { uid: isRoot() ? target.uid : null }))
+  const listen = saved.listen.map(({ entry }) => entry)
   const socketName = listen.length > 0 ? `${target.service}.socket` : null
-  const socketUnit = socketName ? renderSocketUnit({ user: target.user, service: target.service, listen, version }) : null
+  const socketUnit = socketName ? renderSocketUnit({ user: target.user, service: target.service, listen: saved.listen, version }) : null
   const unit = renderSystemdUnit({ user: target.user, supHome: target.supHome, pidFile: paths.pidFile, node: process.execPath, supBin: SUP_BIN, path: unitPath(io.env), version, socket: socketName })
   const units = [`${target.service}.service`, ...(socketName ? [socketName] : [])]
   // A normal user cannot write system units; a --unit-dir of one's own can be written.
@@ -31,6 +33,7 @@ export async function run (platform, { io, opts }) {
   const ran = []
   /** @type {string[]} */
   const next = []
+  const skipped = saved.skipped.map((why) => `left out of the socket unit, as resurrect leaves it out: ${why}`)
 
   if (write) {
     try {
@@ -55,9 +58,10 @@ export async function run (platform, { io, opts }) {
   }
 
   if (opts.json) {
-    io.out(JSON.stringify({ service: target.service, unit_file: target.unitFile, user: target.user, sup_home: target.supHome, written: write, enabled: enable, ran, next, unit, socket_unit_file: socketUnit ? target.socketFile : null, socket_unit: socketUnit, listen }))
+    io.out(JSON.stringify({ service: target.service, unit_file: target.unitFile, user: target.user, sup_home: target.supHome, written: write, enabled: enable, ran, next, skipped: saved.skipped, unit, socket_unit_file: socketUnit ? target.socketFile : null, socket_unit: socketUnit, listen }))
     return 0
   }
+  for (const line of skipped) io.err(`sup: ${line}`)
   if (!write) {
     io.out(unit.trimEnd())
     if (socketUnit) io.out(`\n# ${target.socketFile}\n${socketUnit.trimEnd()}`)

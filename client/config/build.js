@@ -4,6 +4,7 @@
 // against the caller's cwd, or the config file's folder.
 import { availableParallelism } from 'node:os'
 import { dirname } from 'node:path'
+import { APP_FIXED_KEYS } from '../../ipc/app-config.js'
 import { readStdin } from '../stdin.js'
 import { STDIN_LABEL, isConfigFile, loadConfigFile, loadConfigText, selectApps } from './load-file.js'
 import { normalizeApp } from './normalize.js'
@@ -43,8 +44,11 @@ export function rawFromFlags (script, args, opts) {
   return { script, args, ...appEntryFromFlags(opts) }
 }
 
-/** Flags that make another app (or a scale) rather than change this one: not taken on restart. */
-const NOT_UPDATES = new Set(['namespace', 'script', 'exec_mode', 'instances', 'force_fork', 'listen', 'watch'])
+/**
+ * Flags that make another app (or a scale) rather than change this one are not sent on
+ * restart; but `--name` is (it renames the app), and `--watch` is not (on restart it toggles).
+ */
+const NOT_UPDATES = new Set([...APP_FIXED_KEYS.filter((key) => key !== 'name'), 'watch'])
 
 /**
  * The settings the given flags change, for an app that exists (`sup restart api --node-args

@@ -4,7 +4,7 @@
 // problem is a SUP_ERR_CONFIG_INVALID_PROBE naming the probe and what to write instead.
 import { APP_NAME_PATTERN } from '../../ipc/app-config.js'
 import { SupError } from '../../ipc/errors.js'
-import { parseDuration } from './normalize.js'
+import { parseDuration } from './read-value.js'
 
 /** Kubernetes' defaults, in ms (daemon/probes/probe.js has the same). */
 export const PROBE_TIMING_DEFAULTS = Object.freeze({ initial_delay: 0, period: 10_000, timeout: 1000, failure_threshold: 3, success_threshold: 1 })

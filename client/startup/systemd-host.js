@@ -16,6 +16,7 @@ export const SUP_BIN = fileURLToPath(new URL('../../bin/sup.cjs', import.meta.ur
  * @typedef {object} StartupTarget
  * @property {string} user
  * @property {string} home the user's home folder
+ * @property {number | null} uid the user's uid (null where it cannot be known)
  * @property {string} supHome
  * @property {string} service unit name without ".service"
  * @property {string} unitDir
@@ -46,25 +47,27 @@ export function isRoot () {
 export function resolveTarget (opts, env) {
   const me = userInfo()
   const user = opts.user ?? (isRoot() && env.SUDO_USER ? env.SUDO_USER : me.username)
-  const home = user === me.username ? me.homedir : lookupHome(user)
+  const { home, uid } = user === me.username ? { home: me.homedir, uid: me.uid } : lookupUser(user)
   const supHome = resolve(opts.home ?? (user === me.username && env.SUP_HOME ? env.SUP_HOME : join(home, '.sup')))
   const service = opts.serviceName ?? defaultServiceName(user)
   const unitDir = resolve(opts.unitDir ?? SYSTEM_UNIT_DIR)
-  return { user, home, supHome, service, unitDir, unitFile: join(unitDir, `${service}.service`), socketFile: join(unitDir, `${service}.socket`), defaultDir: unitDir === SYSTEM_UNIT_DIR }
+  return { user, home, uid, supHome, service, unitDir, unitFile: join(unitDir, `${service}.service`), socketFile: join(unitDir, `${service}.socket`), defaultDir: unitDir === SYSTEM_UNIT_DIR }
 }
 
 /**
- * A user's home folder from the password database (getent also asks LDAP and friends).
+ * A user's home folder and uid from the password database (getent also asks LDAP and friends).
  * @param {string} user
+ * @returns {{ home: string, uid: number | null }}
  */
-function lookupHome (user) {
+function lookupUser (user) {
   const getent = spawnSync('getent', ['passwd', user], { encoding: 'utf8' })
   const line = getent.status === 0
     ? getent.stdout
     : readPasswd().split('\n').find((l) => l.startsWith(`${user}:`)) ?? ''
-  const home = line.trim().split(':')[5]
+  const fields = line.trim().split(':')
+  const home = fields[5]
   if (!home) throw new SupError('SUP_ERR_STARTUP_USER_NOT_FOUND', { user })
-  return home
+  return { home, uid: /^\d+$/.test(fields[2]) ? Number(fields[2]) : null }
 }
 
 function readPasswd () {

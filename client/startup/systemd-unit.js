@@ -6,6 +6,7 @@
 // unix datagram socket, which Node cannot open without a native module. With forking,
 // ExecStart is a short-lived `sup ping` that starts the daemon (detached, in the unit's
 // cgroup) and exits once it answers; systemd then reads the daemon's pid from daemon.pid (pm2.pid in PM2's home).
+import { SupError } from '../../ipc/errors.js'
 import { parseListenEntry } from '../../ipc/listen.js'
 
 /**
@@ -26,6 +27,7 @@ import { parseListenEntry } from '../../ipc/listen.js'
  * @returns {string}
  */
 export function renderSystemdUnit ({ user, supHome, pidFile = `${supHome}/daemon.pid`, node, supBin, path, version, socket = null }) {
+  checkUnitValues({ user, SUP_HOME: supHome, PIDFile: pidFile, node, sup: supBin, PATH: path, ...(socket === null ? {} : { 'socket unit': socket }) })
   const sup = (/** @type {string} */ verb) => [node, supBin, verb].map(quoteExecArg).join(' ')
   return [
     `# Written by "sup startup" (sup ${version}); "sup unstartup" removes it.`,
@@ -66,11 +68,13 @@ export function renderSystemdUnit ({ user, supHome, pidFile = `${supHome}/daemon
  * sockets (before the daemon, and as root: ports below 1024 work for any user) and passes
  * them to the service, whose daemon adopts them; connections made while it starts wait in
  * their queues (docs/deploy.md#socket-activation).
- * @param {{ user: string, service: string, listen: string[], version: string }} options
- *   listen: canonical `listen` entries (ipc/listen.js)
+ * @param {{ user: string, service: string, listen: Array<{ app: string, entry: string }>, version: string }} options
+ *   listen: canonical `listen` entries (ipc/listen.js) and the app each is for
  * @returns {string}
  */
 export function renderSocketUnit ({ user, service, listen, version }) {
+  checkUnitValues({ user, 'service name': service })
+  for (const { app, entry } of listen) checkUnitValue(entry, { app, key: 'listen' })
   return [
     `# Written by "sup startup" (sup ${version}) for ${service}.service; "sup unstartup" removes it.`,
     "# The sockets of the saved apps' listen setting, held by systemd and passed to sup's daemon.",
@@ -78,7 +82,7 @@ export function renderSocketUnit ({ user, service, listen, version }) {
     `Description=${escapeValue(`sockets of the sup apps of ${user}`)}`,
     '',
     '[Socket]',
-    ...listen.map((entry) => `ListenStream=${escapeValue(listenStream(entry))}`),
+    ...listen.map(({ entry }) => `ListenStream=${escapeValue(listenStream(entry))}`),
     // One name for every socket of the unit (systemd's rule); the daemon tells them apart by address.
     `FileDescriptorName=${service.replace(/[^A-Za-z0-9_.-]/g, '_')}`,
     // Unix socket files belong to the daemon's user, as the ones it binds itself.
@@ -140,4 +144,31 @@ export function quoteExecArg (arg) {
  */
 export function quoteAssignment (key, value) {
   return `"${escapeValue(`${key}=${value}`).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`
+}
+
+/**
+ * systemd reads a unit line by line, and a line that ends in a backslash goes on on the next:
+ * a control character (a newline above all) or a trailing backslash in a value would add or
+ * swallow a directive, and `sup startup` writes values from a user's dump as root. Such a
+ * value is refused, naming where it came from, not escaped: no systemd key takes one.
+ * @param {string} value
+ * @param {{ app?: string, key: string }} where
+ */
+export function checkUnitValue (value, { app, key }) {
+  // eslint-disable-next-line no-control-regex
+  const control = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.exec(value)
+  const reason = control
+    ? `holds the control character ${JSON.stringify(control[0])} (it would end the line, and what follows would be a directive of its own)`
+    : value.endsWith('\\') ? 'ends in a backslash (systemd would join the next line to it)' : null
+  if (reason === null) return
+  const owner = app === undefined ? 'the daemon' : `app "${app}"`
+  const fix = app === undefined ? 'change it' : 'change it, then sup save'
+  throw new SupError('SUP_ERR_STARTUP_UNSAFE_VALUE', { owner, app: app ?? null, key, value, reason, fix })
+}
+
+/**
+ * @param {Record<string, string>} values the daemon's own values, by the name the user knows them by
+ */
+function checkUnitValues (values) {
+  for (const [key, value] of Object.entries(values)) checkUnitValue(value, { key })
 }

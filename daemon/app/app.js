@@ -5,6 +5,7 @@
 // which keeps the registry of apps, fans the events in.
 import { EventEmitter } from 'node:events'
 import { dirname, isAbsolute } from 'node:path'
+import { APP_FIXED_KEYS } from '../../ipc/app-config.js'
 import { SupError } from '../../ipc/errors.js'
 import { STATUS, isRunning, isSettled } from '../worker/lifecycle.js'
 import { tolerateTimeout, until, withDeadline } from '../until.js'
@@ -103,6 +104,7 @@ export class App extends EventEmitter {
     })
     if (runtime.config.pid_file) trackPidFile(worker, runtime.config.pid_file, this.logger)
     worker.on('remove', () => this.removeWorker(worker))
+    worker.on('event', (event) => this.emit('event', event))
     probeWorker(worker)
     // Readiness decides who gets connections: any change of any worker may move a gate.
     worker.on('change', () => this.regate())
@@ -223,10 +225,10 @@ export function lockApps (apps, op) {
 }
 
 /**
- * Settings `sup start <existing app> [flags]` and `sup restart --node-args` may change; the
- * others (name, script, instances, mode, sockets) make another app, or a scale.
+ * Settings `sup start <existing app> [flags]` and `sup restart --node-args` may not change
+ * (name, script, instances, mode, sockets): they make another app, or a scale.
  */
-const UNCHANGEABLE = new Set(['name', 'namespace', 'script', 'exec_mode', 'instances', 'listen', 'source'])
+const UNCHANGEABLE = new Set(APP_FIXED_KEYS)
 
 /**
  * @param {AppConfig} config

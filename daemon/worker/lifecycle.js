@@ -78,7 +78,9 @@ export const isStoppingOrStopped = (s) => s.status === STATUS.STOPPING || s.stat
  *   | { type: 'remove' }
  *   | { type: 'set-timer', name: TimerName, ms: number }
  *   | { type: 'clear-timer', name: TimerName }
- *   | { type: 'log', level: 'info' | 'warn', message: string }} Effect
+ *   | EventEffect} Effect
+ * @typedef {{ type: 'event', kind: string, level: 'info' | 'warn' | 'error', message: string, data?: Record<string, unknown> }} EventEffect
+ *   a decision and its reason, for `sup events`, the app's log stream and the daemon log
  *
  * @typedef {import('./restart-policy.js').PolicyConfig &
  *   Pick<import('../../ipc/app-config.js').AppConfig, 'wait_ready' | 'listen_timeout' | 'kill_timeout'> &
@@ -172,7 +174,7 @@ const HANDLERS = {
     const reason = `liveness probe failed: ${event.reason ?? 'no answer'}`
     return {
       state: { ...state, status: STATUS.STOPPING, afterStop: 'start', livenessRestarts: state.livenessRestarts + 1, lastRestart: { reason, at: now } },
-      effects: [{ type: 'log', level: 'warn', message: `${reason}; restarting it` }, { type: 'clear-timer', name: 'ready' }, { type: 'graceful-stop' }, { type: 'set-timer', name: 'kill', ms: config.kill_timeout }]
+      effects: [{ type: 'event', kind: 'liveness', level: 'warn', message: `${reason}; restarting it`, data: { reason: event.reason ?? null } }, { type: 'clear-timer', name: 'ready' }, { type: 'graceful-stop' }, { type: 'set-timer', name: 'kill', ms: config.kill_timeout }]
     }
   },
 
@@ -180,15 +182,19 @@ const HANDLERS = {
     const exited = { ...state, pid: null, listening: false, ready: false, probeReady: false, draining: false, lastExit: { code: event.code, signal: event.signal, at: now } }
     const cleanup = /** @type {Effect[]} */ ([{ type: 'clear-timer', name: 'ready' }, { type: 'clear-timer', name: 'kill' }, { type: 'reap-orphans' }])
     if (state.draining) cleanup.unshift({ type: 'clear-timer', name: 'drain' })
-    if (state.status === STATUS.STOPPING) return afterStopped(exited, cleanup)
+    const how = event.signal ? `signal ${event.signal}` : `code ${event.code}`
+    const exit = { code: event.code, signal: event.signal, uptime: state.startedAt === null ? 0 : now - state.startedAt }
+    if (state.status === STATUS.STOPPING) {
+      const next = state.afterStop === 'start' ? 'starting it again' : state.afterStop === 'remove' ? 'removing it' : 'stopped'
+      return afterStopped(exited, [...cleanup, { type: 'event', kind: 'exited', level: 'info', message: `exited with ${how} when asked to stop; ${next}`, data: exit }])
+    }
     if (state.status !== STATUS.STARTING && state.status !== STATUS.ONLINE) return { state: exited, effects: cleanup }
 
     const decision = decideAfterExit(config, state, event, now)
-    const how = event.signal ? `signal ${event.signal}` : `code ${event.code}`
     if (decision.action === 'stop') {
       return {
         state: { ...exited, status: STATUS.STOPPED },
-        effects: [...cleanup, { type: 'log', level: 'info', message: `exited with ${how}; not restarting: ${decision.reason}` }]
+        effects: [...cleanup, { type: 'event', kind: 'not-restarting', level: 'info', message: `exited with ${how}; not restarting: ${decision.reason}`, data: { ...exit, reason: decision.reason } }]
       }
     }
     const status = decision.action === 'errored' ? STATUS.ERRORED : STATUS.WAITING
@@ -200,12 +206,14 @@ const HANDLERS = {
       backoff: decision.action === 'restart' ? decision.backoff : state.backoff,
       retryAt: now + decision.delay
     }
-    const message = decision.action === 'errored'
-      ? `exited with ${how}; crash loop (${decision.unstableRestarts} exits within min_uptime), retrying in ${decision.delay} ms`
+    const errored = decision.action === 'errored'
+    const message = errored
+      ? `exited with ${how}; crash loop (${decision.unstableRestarts} exits within min_uptime ${config.min_uptime} ms), retrying in ${decision.delay} ms`
       : `exited with ${how}; restarting in ${decision.delay} ms`
+    const data = { ...exit, delay: decision.delay, retry_at: next.retryAt, unstable_restarts: decision.unstableRestarts, attempt: state.restarts + 1 }
     return {
       state: next,
-      effects: [...cleanup, { type: 'log', level: 'warn', message }, { type: 'set-timer', name: 'retry', ms: decision.delay }]
+      effects: [...cleanup, { type: 'event', kind: errored ? 'crash-loop' : 'restarting', level: errored ? 'error' : 'warn', message, data }, { type: 'set-timer', name: 'retry', ms: decision.delay }]
     }
   },
 
@@ -246,17 +254,17 @@ const HANDLERS = {
 
   timer (config, state, event) {
     if (event.name === 'drain' && state.status === STATUS.STOPPING && state.draining) {
-      return stopAfterDrain(config, state, [{ type: 'log', level: 'warn', message: `connections still open after kill_timeout (${config.kill_timeout} ms) of draining; stopping it anyway` }])
+      return stopAfterDrain(config, state, [{ type: 'event', kind: 'drain-timeout', level: 'warn', message: `connections still open after kill_timeout (${config.kill_timeout} ms) of draining; stopping it anyway`, data: { kill_timeout: config.kill_timeout } }])
     }
     if (event.name === 'ready' && state.status === STATUS.STARTING) {
       const result = online(state)
       if (config.wait_ready) {
-        result.effects.push({ type: 'log', level: 'warn', message: `no "ready" message within listen_timeout (${config.listen_timeout} ms); counting it as online` })
+        result.effects.push({ type: 'event', kind: 'ready-timeout', level: 'warn', message: `no "ready" message within listen_timeout (${config.listen_timeout} ms); counting it as online`, data: { listen_timeout: config.listen_timeout } })
       }
       return result
     }
     if (event.name === 'kill' && state.status === STATUS.STOPPING) {
-      return { state, effects: [{ type: 'log', level: 'warn', message: `still running after kill_timeout (${config.kill_timeout} ms); sending SIGKILL` }, { type: 'kill-tree' }] }
+      return { state, effects: [{ type: 'event', kind: 'killed', level: 'warn', message: `still running after kill_timeout (${config.kill_timeout} ms); sending SIGKILL`, data: { kill_timeout: config.kill_timeout } }, { type: 'kill-tree' }] }
     }
     if (event.name === 'retry' && (state.status === STATUS.WAITING || state.status === STATUS.ERRORED)) {
       return spawn(state, state.restarts + 1)

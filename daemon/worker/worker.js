@@ -24,6 +24,17 @@ import { resolveRuntime } from '../node-runtime/resolve.js'
  * @typedef {import('../../ipc/methods.js').WorkerRow} WorkerRow
  */
 
+/**
+ * What made a starting worker online, in words.
+ * @param {import('./lifecycle.js').WorkerState} state
+ */
+function why (state) {
+  if (state.probeReady) return 'readiness probe passed'
+  if (state.ready) return 'it said ready'
+  if (state.listening) return 'listening'
+  return 'up for min_uptime'
+}
+
 export class Worker extends EventEmitter {
   /**
    * @param {{ id: number, instance: number, app: AppRuntime, logger: import('pino').Logger, effects?: import('./effects.js').Effects, agentEnv?: Record<string, string>, shutdownWithMessage?: boolean, siblings?: () => Worker[] }} options
@@ -94,6 +105,7 @@ export class Worker extends EventEmitter {
         const { state, effects } = transition(this.app.config, before, next, this.now())
         this.state = state
         for (const effect of effects) this.run(effect)
+        if (state.status === STATUS.ONLINE && before.status === STATUS.STARTING) this.report({ kind: 'online', level: 'info', message: `online (pid ${state.pid}, ${why(state)})`, data: { pid: state.pid } })
         if (state.status !== before.status || state.pid !== before.pid) this.emit('state', this.row())
         // Any change at all, for those who wait on more than status (listening, ready).
         if (state !== before) this.emit('change', state)
@@ -118,8 +130,18 @@ export class Worker extends EventEmitter {
         break
       case 'set-timer': this.setTimer(effect.name, effect.ms); break
       case 'clear-timer': this.clearTimer(effect.name); break
-      case 'log': this.logger[effect.level](effect.message); break
+      case 'event': this.report(effect); break
     }
+  }
+
+  /**
+   * A decision about this worker and its reason: to the daemon log, and as an 'event' for the
+   * journal (sup events) and the app's log stream.
+   * @param {Omit<import('./lifecycle.js').EventEffect, 'type'>} event
+   */
+  report ({ kind, level, message, data = {} }) {
+    this.logger[level]({ kind, ...data }, message)
+    this.emit('event', { kind, level, app: this.app.config.name, id: this.id, instance: this.instance, message, data })
   }
 
   spawn () {
@@ -186,7 +208,7 @@ export class Worker extends EventEmitter {
   spawned (proc, pid) {
     // Its start time bounds the sweep for what it leaves behind (reapOrphans).
     this.startTime = this.effects.tree.read(pid).then((p) => p?.startTime ?? null, () => null)
-    this.logger.info({ workerPid: pid }, 'spawned')
+    this.report({ kind: 'spawned', level: 'info', message: `started (pid ${pid})`, data: { pid } })
     // Stopped before its pid was known: the stop ladder had nothing to signal yet.
     if (this.state.status === STATUS.STOPPING) this.effects.tree.signal(pid, 'SIGKILL')
     this.dispatch({ type: 'spawned', pid })
@@ -231,7 +253,9 @@ export class Worker extends EventEmitter {
       this.runtime = this.pinnedRuntime() ?? this.nextRuntime()
       return this.effects.spawn(config, env, this.app.sockets?.handOver() ?? null, this.runtime)
     } catch (err) {
+      const { code = null, message } = /** @type {NodeJS.ErrnoException} */ (err)
       this.logger.error({ err }, 'could not start the process')
+      this.emit('event', { kind: 'spawn-error', level: 'error', app: config.name, id: this.id, instance: this.instance, message: `could not start the process: ${message}`, data: { code } })
       const events = new EventEmitter()
       queueMicrotask(() => events.emit('exit', 127, null))
       return { pid: undefined, ownGroup: false, stdout: null, stderr: null, send: () => {}, events }

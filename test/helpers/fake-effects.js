@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino from 'pino'
 import { APP_DEFAULTS } from '../../ipc/app-config.js'
+import { settle } from './wait.js'
 
 /**
  * What a process does in answer to the daemon (exit on a signal, listen once it runs) reaches
@@ -15,11 +16,6 @@ import { APP_DEFAULTS } from '../../ipc/app-config.js'
  * @param {() => void} fn
  */
 export const soon = (fn) => { setImmediate(fn) }
-
-/** Let pending promise callbacks (and what they start) run. */
-export async function flush () {
-  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve))
-}
 
 /**
  * @typedef {{ at: number, seq: number, fn: () => void }} FakeTimer
@@ -50,22 +46,22 @@ export function fakeClock (start = 1_700_000_000_000) {
     },
     /**
      * Move the clock on by `ms`, firing every timer due on the way, each at its own time, and
-     * letting what it starts (promises included) run before the next one.
+     * letting what it starts (callbacks, promises, file I/O: see settle) finish before the next.
      * @param {number} ms
      */
     async advance (ms) {
       const end = now + ms
-      await flush()
+      await settle()
       while (true) {
         const due = [...pending].filter((t) => t.at <= end).sort((a, b) => a.at - b.at || a.seq - b.seq)[0]
         if (!due) break
         pending.delete(due)
         now = due.at
         due.fn()
-        await flush()
+        await settle()
       }
       now = end
-      await flush()
+      await settle()
     }
   }
 }

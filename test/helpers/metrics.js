@@ -1,6 +1,7 @@
 // @ts-check
 // Waits on the daemon's metrics stream: resolve as soon as the latest sample of each worker
 // satisfies a predicate, or fail at the deadline with what was last seen.
+import { waitForEvent } from './wait.js'
 
 /**
  * @param {{ connect: () => Promise<import('../../ipc/transport.js').Connection> }} home from useSupHome
@@ -12,24 +13,23 @@ export async function waitForMetrics (home, predicate, { timeout = 15_000, what 
   const conn = await home.connect()
   /** @type {Map<number, any>} */
   const latest = new Map()
+  const done = new AbortController()
+  const arrived = waitForEvent(conn, 'event', {
+    what,
+    timeout,
+    signal: done.signal,
+    filter: (topic, data) => {
+      if (topic !== 'metrics') return false
+      latest.set(data.id, data)
+      return predicate([...latest.values()])
+    },
+    show: () => JSON.stringify([...latest.values()])
+  })
   try {
-    return await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out after ${timeout} ms waiting for ${what}; last samples: ${JSON.stringify([...latest.values()])}`)), timeout)
-      conn.on('event', (topic, data) => {
-        if (topic !== 'metrics') return
-        latest.set(data.id, data)
-        const all = [...latest.values()]
-        if (predicate(all)) {
-          clearTimeout(timer)
-          resolve(all)
-        }
-      })
-      conn.request('subscribe', { topics: ['metrics'], apps }).catch((err) => {
-        clearTimeout(timer)
-        reject(err)
-      })
-    })
+    await Promise.all([arrived, conn.request('subscribe', { topics: ['metrics'], apps })])
+    return [...latest.values()]
   } finally {
+    done.abort()
     await conn.close()
   }
 }

@@ -5,6 +5,7 @@
 // tell whose a process is. Linux only (/proc).
 import { readdirSync, readFileSync } from 'node:fs'
 import { isProcessRunning } from '../../ipc/process-status.js'
+import { waitFor } from './wait.js'
 
 /**
  * @param {string} home the SUP_HOME
@@ -46,22 +47,15 @@ export function killEverythingOf (home) {
 }
 
 /**
- * Poll `check` until it returns a truthy value; processes that are not our children send no
- * event to wait on. Bounded by `timeout`.
+ * @deprecated use waitFor (test/helpers/wait.js): `waitFor(check, { what, timeout })`. Kept
+ * while tests written against it are moved over.
  * @template T
- * @param {() => T} check
+ * @param {() => T | Promise<T>} check
  * @param {string} what for the error
  * @param {number} [timeout]
- * @returns {Promise<T>}
  */
-export async function waitUntil (check, what, timeout = 10_000) {
-  const deadline = Date.now() + timeout
-  while (true) {
-    const value = check()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
+export function waitUntil (check, what, timeout = 10_000) {
+  return waitFor(check, { what, timeout })
 }
 
 /**
@@ -77,12 +71,8 @@ export async function waitUntil (check, what, timeout = 10_000) {
  */
 export async function waitForProcessCount (home, fragment, count, timeout = 10_000) {
   let seen = /** @type {number[]} */ ([])
-  try {
-    return await waitUntil(() => {
-      seen = pidsRunning(home, fragment)
-      return seen.length === count ? seen : null
-    }, `${count} process(es) running ${fragment}`, timeout)
-  } catch (err) {
-    throw new Error(`${/** @type {Error} */ (err).message}; last seen ${seen.length}: ${seen.join(' ')}`)
-  }
+  return await waitFor(() => {
+    seen = pidsRunning(home, fragment)
+    return seen.length === count ? seen : null
+  }, { what: `${count} process(es) running ${fragment}`, timeout, show: () => `${seen.length}: ${seen.join(' ')}` })
 }

@@ -15,6 +15,7 @@ import { killEverythingOf } from './procs.js'
 import { isProcessRunning } from '../../ipc/process-status.js'
 import { PROTOCOL_VERSION } from '../../ipc/methods.js'
 import { connect } from '../../ipc/transport.js'
+import { waitFor } from './wait.js'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 export const SUP_BIN = join(ROOT, 'bin', 'sup.cjs')
@@ -240,9 +241,5 @@ export function isAlive (pid) {
  * @param {number} [timeout]
  */
 export async function waitForExit (pids, timeout = 10_000) {
-  const deadline = Date.now() + timeout
-  while (pids.some(isAlive)) {
-    if (Date.now() > deadline) throw new Error(`still alive after ${timeout} ms: ${pids.filter(isAlive).join(', ')}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
+  await waitFor(() => !pids.some(isAlive), { what: `pids ${pids.join(', ')} to exit`, timeout, show: () => `still alive: ${pids.filter(isAlive).join(', ')}` })
 }

@@ -3,6 +3,7 @@
 // size running a command; the test reads the screen as text and types keys.
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { waitFor } from './wait.js'
 
 /**
  * @param {string[]} args
@@ -44,14 +45,12 @@ export async function startTerminal (t, { command, width, height, env }) {
      * @param {{ timeout?: number, what?: string }} [options]
      */
     async waitFor (predicate, { timeout = 15_000, what = 'the expected screen' } = {}) {
-      const deadline = Date.now() + timeout
       let text = ''
-      while (Date.now() < deadline) {
+      const seen = await waitFor(async () => {
         text = await screen()
-        if (predicate(text)) return text
-        await new Promise((resolve) => setTimeout(resolve, 100))
-      }
-      throw new Error(`timed out after ${timeout} ms waiting for ${what}; the screen was:\n${text}`)
+        return predicate(text) && { text }
+      }, { what, timeout, interval: 100, show: () => `the screen:\n${text}` })
+      return seen.text
     }
   }
 }

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict'
 import { describeLoad } from './load.js'
 import { httpGet, waitForExit } from './sup.js'
 import { startLoad } from './load.js'
+import { waitFor } from './wait.js'
 
 /** ms each fresh-connection loop waits between requests: 4 loops make at most ~200 connections/s. */
 const FRESH_PAUSE = 20
@@ -53,7 +54,10 @@ export async function underLoad (port, operation, { keepAlive = 20, fresh = 4, s
   let value
   let failure = null
   try {
-    await waitUntil(() => loads.every((l) => l.snapshot().ok + l.snapshot().failed >= settle), 10_000, 'the load to get going')
+    await waitFor(() => loads.every((l) => l.snapshot().ok + l.snapshot().failed >= settle), {
+      what: `${settle} answers to each load client`,
+      show: () => loads.map((l) => describeLoad(l.snapshot())).join('; ')
+    })
     value = await operation()
   } catch (err) {
     failure = { err }
@@ -69,8 +73,8 @@ export async function underLoad (port, operation, { keepAlive = 20, fresh = 4, s
  * @param {number} [timeout]
  */
 export async function waitForHttp (port, timeout = 15_000) {
-  let last = ''
-  await waitUntil(async () => {
+  let last = 'no answer yet'
+  await waitFor(async () => {
     try {
       const { status } = await httpGet(port)
       last = `HTTP ${status}`
@@ -79,21 +83,7 @@ export async function waitForHttp (port, timeout = 15_000) {
       last = /** @type {Error} */ (err).message
       return false
     }
-  }, timeout, `port ${port} to answer (last: ${last})`)
-}
-
-/**
- * Poll a condition every 20 ms until it holds or the deadline passes.
- * @param {() => boolean | Promise<boolean>} check
- * @param {number} timeout
- * @param {string} what
- */
-async function waitUntil (check, timeout, what) {
-  const deadline = Date.now() + timeout
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
+  }, { what: `port ${port} to answer 200`, timeout, show: () => last })
 }
 
 /**

@@ -3,7 +3,7 @@
 // these tests never touch /etc/systemd/system nor run systemctl, even as root.
 import assert from 'node:assert/strict'
 import { execFile, execFileSync } from 'node:child_process'
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { userInfo } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
@@ -123,4 +123,49 @@ test('sup startup refuses what it cannot do, in one line', async (t) => {
   const unwritable = await home.sup(['startup', '--unit-dir', join(blocked, 'units')])
   assert.equal(unwritable.code, 1)
   assert.match(unwritable.stderr, /^sup: cannot write .*a-file\/units\/sup-.*\.service: .*\(run as root, or pick another --unit-dir\)\n$/)
+})
+
+test('issue 19: a listen path with a newline never becomes a directive of the root-written socket unit', async (t) => {
+  const home = useSupHome(t)
+  const dir = join(home.home, 'units')
+  // The issue's unix:/tmp/l.sock\nExecStartPre=/tmp/e, in a folder of the test's own that exists.
+  mkdirSync(join(home.home, 'l\nExecStartPre='))
+  const evil = `unix:${home.home}/l\nExecStartPre=/e`
+  const start = await home.sup(['start', join(APPS, 'http-server.js'), '--name', 'web', '--listen', evil])
+  assert.equal(start.code, 0, start.stderr)
+  assert.equal((await home.sup(['save'])).code, 0)
+  const result = await home.sup(['startup', 'systemd', '--home', home.home, '--unit-dir', dir])
+  assert.equal(result.code, 1)
+  assert.equal(result.stderr, `sup: cannot write listen of app "web" into a systemd unit: "unix:${home.home}/l\\nExecStartPre=/e" holds the control character "\\n" (it would end the line, and what follows would be a directive of its own); change it, then sup save, then run sup startup again\n`)
+  assert.equal(existsSync(join(dir, `sup-${me}.socket`)), false, 'no socket unit written')
+  assert.equal(existsSync(join(dir, `sup-${me}.service`)), false, 'no service unit written')
+})
+
+test('issue 19: a hand-edited dump is checked like a start request; a symlinked one is refused', async (t) => {
+  const home = useSupHome(t)
+  const dir = join(home.home, 'units')
+  const app = (/** @type {object} */ config) => ({ config: { name: 'web', script: join(APPS, 'http-server.js'), cwd: APPS, exec_mode: 'fork', ...config }, workers: [{ instance: 0, run: true }] })
+  const daemon = { pid: 1, state: 'stopped' }
+  // A second app that fails the app.start schema is left out (resurrect leaves it out too), and said so.
+  writeFileSync(home.paths.dump, JSON.stringify({ sup_dump: 1, daemon, apps: [app({ listen: ['127.0.0.1:8080'] }), app({ name: 'x\nExecStartPre=/tmp/e', listen: ['8081'] }), app({ name: 'big', listen: ['8082'], instances: 1e6 })] }), { mode: 0o600 })
+  const result = await home.sup(['startup', '--unit-dir', dir, '--json'])
+  assert.equal(result.code, 0, result.stderr)
+  const info = JSON.parse(result.stdout)
+  assert.deepEqual(info.listen, ['127.0.0.1:8080'])
+  assert.deepEqual(info.skipped, ['app "x\\nExecStartPre=/tmp/e": config.name has an invalid format', 'app "big": config.instances must be <= 1024'])
+  assert.doesNotMatch(info.socket_unit, /ExecStartPre/)
+  if (hasSystemdAnalyze()) {
+    const verify = await new Promise((resolve) => {
+      execFile('systemd-analyze', ['verify', info.unit_file, info.socket_unit_file], { timeout: 30_000 }, (err, stdout, stderr) => resolve({ code: err ? err.code : 0, output: stdout + stderr }))
+    })
+    assert.deepEqual(verify, { code: 0, output: '' }, 'systemd-analyze verify has nothing to say about either unit')
+  }
+
+  // A dump that is a symlink (to a file the user may not read) is not followed.
+  const dump = home.paths.dump
+  rmSync(dump)
+  symlinkSync('/etc/shadow', dump)
+  const linked = await home.sup(['startup', '--unit-dir', dir])
+  assert.equal(linked.code, 1)
+  assert.equal(linked.stderr, `sup: the dump ${dump} cannot be read: it is a symbolic link (sup reads its own files only)\n`)
 })

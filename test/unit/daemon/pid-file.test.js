@@ -6,6 +6,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { after, describe, test } from 'node:test'
 import { pidFilePath, trackPidFile } from '../../../daemon/pid-file.js'
+import { settle } from '../../helpers/wait.js'
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sup-pid-file-'))
 after(() => fs.rmSync(dir, { recursive: true, force: true }))
@@ -23,14 +24,13 @@ describe('pidFilePath: PM2 names one file per worker id', () => {
 })
 
 describe('trackPidFile', () => {
-  /** the written file, once the queue has run */
+  /** the file, once the tracker's writes (asynchronous, queued) have run */
   const read = async (/** @type {string} */ file) => {
-    // the tracker writes asynchronously; one turn of the event loop per step is enough for fs
-    for (let i = 0; i < 50 && !fs.existsSync(file); i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    await settle()
     return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : null
   }
   const gone = async (/** @type {string} */ file) => {
-    for (let i = 0; i < 50 && fs.existsSync(file); i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    await settle()
     return !fs.existsSync(file)
   }
   const logger = /** @type {any} */ ({ warn () {} })
@@ -74,7 +74,7 @@ describe('trackPidFile', () => {
     const warnings = []
     trackPidFile(worker, path.join(dir, 'no-such-dir', 'x.pid'), /** @type {any} */ ({ warn: (/** @type {unknown} */ info) => warnings.push(info) }))
     worker.emit('state', { pid: 42 })
-    for (let i = 0; i < 50 && warnings.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    await settle()
     assert.equal(warnings.length, 1)
   })
 })

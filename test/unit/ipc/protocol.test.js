@@ -34,6 +34,7 @@ const VALID_PARAMS = {
   'app.env': { target: '0' },
   'app.signal': { targets: ['api'], signal: 'SIGUSR2' },
   'logs.tail': {},
+  'events.list': { target: 'api', limit: 10 },
   'logs.flush': {},
   'logs.reopen': {},
   'dump.save': { force: true },
@@ -136,7 +137,8 @@ describe('decodeRequest', () => {
       ['logs.tail', { target: 5 }, 'params.target must be null'],
       ['dump.save', { force: 'yes' }, 'params.force must be a boolean'],
       ['dump.resurrect', { shellEnv: { HOME: 1 } }, 'params.shellEnv.HOME must be a string'],
-      ['subscribe', { topics: ['logs'] }, 'params.topics[0] must be one of log, app.state, metrics, reload.progress']
+      ['subscribe', { topics: ['logs'] }, 'params.topics[0] must be one of log, app.state, metrics, reload.progress, event'],
+      ['events.list', { limit: 0 }, 'params.limit must be >= 1']
     ]
     for (const [method, params, reason] of rows) {
       test(`${method}: ${reason}`, () => {

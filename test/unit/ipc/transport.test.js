@@ -5,6 +5,7 @@ import { test } from 'node:test'
 import { SupError } from '../../../ipc/errors.js'
 import { Connection } from '../../../ipc/transport.js'
 import { OPEN } from '../../../ipc/ws-client.js'
+import { settle } from '../../helpers/wait.js'
 
 /** A stand-in for the socket: frames sent are kept; answers are given by hand. */
 function fakeSocket () {
@@ -22,7 +23,7 @@ test('afterHello: requests go out at once, behind hello, and resolve once hello 
   answer(2, { ok: true, result: ['row'] })
   let settled = false
   list.then(() => { settled = true })
-  await new Promise((resolve) => setImmediate(resolve))
+  await settle()
   assert.equal(settled, false, 'the listing waits for hello')
   answer(1, { ok: true, result: { protocol: 1 } })
   assert.deepEqual(await list, ['row'])

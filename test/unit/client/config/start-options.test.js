@@ -6,6 +6,8 @@ import { test } from 'node:test'
 import { rawFromFlags } from '../../../../client/config/build.js'
 import { normalizeApp } from '../../../../client/config/normalize.js'
 import { START_OPTIONS, attributeName, declareStartOptions, longFlag } from '../../../../client/config/start-options.js'
+import { APP_DEFAULTS } from '../../../../ipc/app-config.js'
+import { APP_FIELDS } from '../../../../ipc/app-fields.js'
 
 /** @type {typeof import('commander')} */
 const { Command } = createRequire(import.meta.url)('commander')
@@ -80,4 +82,20 @@ test('attributeName follows commander', () => {
   assert.equal(attributeName('--exp-backoff-restart-delay'), 'expBackoffRestartDelay')
   assert.equal(attributeName('--no-log-compress'), 'logCompress')
   assert.equal(longFlag('-l, --log [file]'), '--log')
+})
+
+test('the help of a flag with a value says the default the table has', () => {
+  const command = new Command()
+  declareStartOptions(command)
+  const help = (/** @type {string} */ long) => command.options.find((o) => o.long === long)?.description
+  assert.match(String(help('--kill-timeout')), new RegExp(`\\(default ${APP_DEFAULTS.kill_timeout}\\)$`))
+  assert.match(String(help('--max-restarts')), new RegExp(`\\(default ${APP_DEFAULTS.max_restarts}\\)$`))
+  assert.match(String(help('--instance-var')), new RegExp(`\\(default "${APP_DEFAULTS.instance_var}"\\)$`))
+  assert.doesNotMatch(String(help('--wait-ready')), /default/)
+})
+
+test('every flag with a key sets a key of the field table', () => {
+  for (const option of START_OPTIONS) {
+    if (option.key !== null) assert.ok(APP_FIELDS.some((f) => f.key === option.key), option.flags)
+  }
 })

@@ -1,8 +1,14 @@
 // @ts-check
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { readSavedListen } from '../../../../client/startup/saved-listen.js'
-import { defaultServiceName, escapeValue, listenStream, quoteAssignment, quoteExecArg, renderSocketUnit, renderSystemdUnit } from '../../../../client/startup/systemd-unit.js'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import fc from 'fast-check'
+import { MAX_DUMP_BYTES, readDumpFile, savedListen } from '../../../../client/startup/saved-listen.js'
+import { checkUnitValue, defaultServiceName, escapeValue, listenStream, quoteAssignment, quoteExecArg, renderSocketUnit, renderSystemdUnit } from '../../../../client/startup/systemd-unit.js'
+import { APP_DEFAULTS } from '../../../../ipc/app-config.js'
 
 const options = { user: 'alice', supHome: '/home/alice/.sup', node: '/usr/bin/node', supBin: '/opt/sup/bin/sup.js', path: '/usr/bin:/bin', version: '1.2.3' }
 
@@ -111,7 +117,7 @@ describe('socket activation: the .socket unit for saved apps with listen', () =>
   })
 
   test('one ListenStream= per entry, one FileDescriptorName=, the service it feeds', () => {
-    const unit = parseUnit(renderSocketUnit({ user: 'alice', service: 'sup-alice', listen: ['127.0.0.1:8080', '3000', 'unix:/run/app.sock'], version: '1.2.3' }))
+    const unit = parseUnit(renderSocketUnit({ user: 'alice', service: 'sup-alice', listen: ['127.0.0.1:8080', '3000', 'unix:/run/app.sock'].map((entry) => ({ app: 'web', entry })), version: '1.2.3' }))
     assert.deepEqual(unit, {
       Unit: { Description: ['sockets of the sup apps of alice'] },
       Socket: {
@@ -131,11 +137,120 @@ describe('socket activation: the .socket unit for saved apps with listen', () =>
     test(`listen ${entry} -> ListenStream=${expected}`, () => assert.equal(listenStream(entry), expected))
   }
 
-  test('readSavedListen: the fork-mode apps\' entries of dump.json, once each; nothing from a missing or broken dump', () => {
-    const dump = { apps: [{ config: { exec_mode: 'fork', listen: ['3000', '127.0.0.1:8080'] } }, { config: { exec_mode: 'fork', listen: ['3000'] } }, { config: { exec_mode: 'cluster', listen: [] } }, { config: { exec_mode: 'fork', listen: [] } }] }
-    assert.deepEqual(readSavedListen('/h/dump.json', (file) => { assert.equal(file, '/h/dump.json'); return JSON.stringify(dump) }), ['3000', '127.0.0.1:8080'])
-    assert.deepEqual(readSavedListen('/h/dump.json', () => '{not json'), [])
-    assert.deepEqual(readSavedListen('/h/dump.json', () => { throw new Error('ENOENT') }), [])
-    assert.deepEqual(readSavedListen('/h/dump.json', () => '{"apps":[null,{"config":{"exec_mode":"fork","listen":"3000"}}]}'), [])
+  test('savedListen: the fork-mode apps\' entries of dump.json, once each; nothing from a missing or broken dump', () => {
+    const app = (/** @type {string} */ name, /** @type {object} */ config) => ({ config: { name, script: '/srv/a.js', cwd: '/srv', ...config } })
+    const dump = { apps: [app('a', { exec_mode: 'fork', listen: ['3000', '127.0.0.1:8080'] }), app('b', { exec_mode: 'fork', listen: ['3000'] }), app('c', { exec_mode: 'cluster', listen: [] }), app('d', { exec_mode: 'fork', listen: [] })] }
+    assert.deepEqual(savedListen(JSON.stringify(dump)), { listen: [{ app: 'a', entry: '3000' }, { app: 'a', entry: '127.0.0.1:8080' }], skipped: [] })
+    assert.deepEqual(savedListen('{not json'), { listen: [], skipped: [] })
+    assert.deepEqual(savedListen(null), { listen: [], skipped: [] })
+    assert.deepEqual(savedListen('{"apps":[null,{"config":{"exec_mode":"fork","listen":"3000"}}]}').listen, [])
   })
+
+  test('savedListen checks each app as an app.start request, and listen with its parser, before anything reaches a unit', () => {
+    const app = (/** @type {object} */ config) => ({ config: { name: 'web', script: '/srv/a.js', cwd: '/srv', exec_mode: 'fork', ...config } })
+    /** @type {Array<[object, RegExp]>} */
+    const bad = [
+      [{ name: 'we\nb', listen: ['3000'] }, /config\.name has an invalid format/],
+      [{ listen: ['3000'], instances: 'x' }, /config\.instances must be/],
+      [{ listen: ['3000', ' 3000'] }, /listed twice/],
+      [{ listen: ['99999'] }, /port must be/],
+      [{ listen: ['unix:rel.sock'] }, /not written as sup start writes it/],
+      [{ listen: [' 3000'] }, /not written as sup start writes it/],
+      [{ listen: '3000' }, /config\.listen must be an array/]
+    ]
+    for (const [config, why] of bad) {
+      const result = savedListen(JSON.stringify({ apps: [app(config)] }))
+      assert.deepEqual(result.listen, [], JSON.stringify(config))
+      assert.equal(result.skipped.length, 1)
+      assert.match(result.skipped[0], why)
+    }
+  })
+})
+
+describe('readDumpFile: the user\'s dump, read as hostile', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sup-dump-'))
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }))
+
+  test('a regular file is read; a missing one is null', () => {
+    writeFileSync(join(dir, 'dump.json'), '{"apps":[]}')
+    assert.equal(readDumpFile(join(dir, 'dump.json')), '{"apps":[]}')
+    assert.equal(readDumpFile(join(dir, 'none.json')), null)
+  })
+
+  test('a symlink, a fifo, a file of another uid, a file over the cap: SUP_ERR_DUMP_CORRUPT', () => {
+    writeFileSync(join(dir, 'secret'), 'root:x:0:0')
+    symlinkSync(join(dir, 'secret'), join(dir, 'link.json'))
+    assert.throws(() => readDumpFile(join(dir, 'link.json')), { code: 'SUP_ERR_DUMP_CORRUPT', message: /is a symbolic link/ })
+    execFileSync('mkfifo', [join(dir, 'fifo.json')])
+    assert.throws(() => readDumpFile(join(dir, 'fifo.json')), { code: 'SUP_ERR_DUMP_CORRUPT', message: /not a regular file/ })
+    const uid = process.getuid?.() ?? 0
+    if (uid !== 0) assert.throws(() => readDumpFile(join(dir, 'secret'), { uid: uid + 1 }), { code: 'SUP_ERR_DUMP_CORRUPT', message: /belongs to uid/ })
+    writeFileSync(join(dir, 'big.json'), '')
+    truncateSync(join(dir, 'big.json'), MAX_DUMP_BYTES + 1)
+    assert.throws(() => readDumpFile(join(dir, 'big.json')), { code: 'SUP_ERR_DUMP_CORRUPT', message: /larger than/ })
+  })
+})
+
+/**
+ * The directives of a unit as systemd's parser sees them: lines end at \n, \r or NUL, a
+ * trailing backslash joins the next line, # and ; start comments.
+ * @param {string} text
+ */
+function directives (text) {
+  const lines = []
+  let pending = ''
+  for (const raw of text.split(/\r\n|\r|\n|\0/)) {
+    const line = pending + raw.trim()
+    if (line.endsWith('\\')) {
+      pending = line.slice(0, -1) + ' '
+      continue
+    }
+    pending = ''
+    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue
+    lines.push(/^\[.*\]$/.test(line) ? line : line.slice(0, line.indexOf('=')))
+  }
+  return lines
+}
+
+describe('no value of a user or a dump adds a directive to a unit (fast-check)', () => {
+  // Text with what breaks lines in it: control characters, backslashes, specifiers, quotes.
+  const nasty = fc.string({ unit: fc.oneof(fc.constantFrom('\n', '\r', '\\', '\0', '\u0085', '\u009b', '\u2028', '%', '"', '=', '[', '#', 'ExecStartPre=/tmp/e', ' '), fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), maxLength: 30 })
+  const path = nasty.map((s) => `/${s}`)
+  const listenEntry = fc.oneof(
+    fc.integer({ min: 1, max: 65535 }).map(String),
+    path.map((p) => `unix:${p}`),
+    fc.tuple(nasty, fc.integer({ min: 1, max: 65535 })).map(([host, port]) => `${host}:${port}`)
+  )
+  const app = fc.record({ name: fc.oneof(fc.constant('web'), nasty), listen: fc.uniqueArray(listenEntry, { maxLength: 4 }), env: fc.dictionary(nasty, nasty, { maxKeys: 3 }), cwd: path })
+  const expected = directives(renderSystemdUnit({ ...options, socket: 'sup-alice.socket' }))
+
+  test('every unit rendered has exactly the directives of a plain one, or the value is refused with a coded error', () => {
+    fc.assert(fc.property(fc.record({ user: fc.oneof(fc.constant('alice'), nasty), supHome: path, node: path, supBin: path, path: nasty, apps: fc.array(app, { maxLength: 3 }) }), (input) => {
+      const dump = JSON.stringify({ apps: input.apps.map((a) => ({ config: { ...APP_DEFAULTS, script: '/srv/a.js', ...a } })) })
+      const { listen } = savedListen(dump)
+      try {
+        const unit = renderSystemdUnit({ ...options, user: input.user, supHome: input.supHome, node: input.node, supBin: input.supBin, path: input.path, socket: 'sup-alice.socket' })
+        assert.deepEqual(directives(unit), expected)
+        if (listen.length === 0) return
+        const socket = renderSocketUnit({ user: input.user, service: 'sup-alice', listen, version: '1' })
+        assert.deepEqual(directives(socket), ['[Unit]', 'Description', '[Socket]', ...listen.map(() => 'ListenStream'), 'FileDescriptorName', 'SocketUser', 'SocketMode', 'Service', '[Install]', 'WantedBy'])
+      } catch (err) {
+        if (/** @type {any} */ (err).code !== 'SUP_ERR_STARTUP_UNSAFE_VALUE') throw err
+      }
+    }), { numRuns: 2000 })
+  })
+
+  test('the repro of issue 19: a newline in a listen path is refused naming the app and key', () => {
+    const listen = [{ app: 'web', entry: 'unix:/tmp/l.sock\nExecStartPre=/tmp/e' }]
+    assert.throws(() => renderSocketUnit({ user: 'alice', service: 'sup-alice', listen, version: '1' }), {
+      code: 'SUP_ERR_STARTUP_UNSAFE_VALUE',
+      message: 'cannot write listen of app "web" into a systemd unit: "unix:/tmp/l.sock\\nExecStartPre=/tmp/e" holds the control character "\\n" (it would end the line, and what follows would be a directive of its own); change it, then sup save, then run sup startup again'
+    })
+  })
+
+  for (const value of ['a\rb', 'a\u009bb', 'end\\', 'tab\there']) {
+    test(`checkUnitValue refuses ${JSON.stringify(value)}`, () => {
+      assert.throws(() => checkUnitValue(value, { key: 'SUP_HOME' }), { code: 'SUP_ERR_STARTUP_UNSAFE_VALUE', message: /^cannot write SUP_HOME of the daemon into a systemd unit/ })
+    })
+  }
 })

@@ -10,6 +10,7 @@ import { gunzipSync } from 'node:zlib'
 import pino from 'pino'
 import { LogFile } from '../../../../daemon/logs/file.js'
 import { rotatedPath } from '../../../../daemon/logs/rotation.js'
+import { waitFor, within } from '../../../helpers/wait.js'
 
 const logger = pino({ level: 'silent' })
 
@@ -255,13 +256,13 @@ describe('LogFile on a write that never returns (a named pipe nobody reads)', ()
     const line = 'x'.repeat(1023) + '\n'
     // More than the pipe holds, in one write that blocks: then more than the limit allows.
     file.write(line.repeat(200))
-    // The write starts once the file is open (a few event-loop turns); bounded wait.
-    for (let i = 0; file.writing === 0 && i < 1000; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+    // The write starts once the file is open; it never ends (nobody reads the pipe).
+    await waitFor(() => file.writing > 0, { what: 'the blocking write to start', timeout: 5000 })
     for (let i = 0; i < 100; i++) file.write(line)
     assert.equal(file.writing, 200 * 1024)
     assert.equal(file.queue.queued, 56 * 1024, 'queued + in flight stay within maxQueued')
     assert.equal(file.status().dropped_lines, 44)
     // Deadline far above closeMs: close must give up on the stuck write, not wait for it.
-    await Promise.race([file.close(), new Promise((resolve, reject) => setTimeout(() => reject(new Error('close waited for the stuck write')), 10_000).unref())])
+    await within(file.close(), { what: 'close to give up on the stuck write (it waited for it)', timeout: 10_000 })
   })
 })

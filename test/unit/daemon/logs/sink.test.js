@@ -10,7 +10,8 @@ import pino from 'pino'
 import { APP_DEFAULTS } from '../../../../ipc/app-config.js'
 import { LogFiles } from '../../../../daemon/logs/files.js'
 import { LogSink, PARTIAL_IDLE_MS } from '../../../../daemon/logs/sink.js'
-import { fakeClock, flush } from '../../../helpers/fake-effects.js'
+import { fakeClock } from '../../../helpers/fake-effects.js'
+import { settle } from '../../../helpers/wait.js'
 
 /** @typedef {import('../../../../ipc/app-config.js').AppConfig} AppConfig */
 /** @typedef {import('../../../../daemon/logs/ring.js').LogEntry} LogEntry */
@@ -202,16 +203,16 @@ describe('LogSink', () => {
     sink.attach(input, { id: 0, instance: 0, stream: 'err' })
     const lines = () => emitted.map((e) => e.line)
     input.write('errwrite')
-    await flush()
+    await settle()
     await clock.advance(PARTIAL_IDLE_MS - 1)
     input.write(' more')
-    await flush()
+    await settle()
     await clock.advance(PARTIAL_IDLE_MS - 1)
     assert.deepEqual(lines(), [], 'chunks closer together than the idle time stay one line')
     await clock.advance(PARTIAL_IDLE_MS)
     assert.deepEqual(lines(), ['errwrite more'])
     input.write('whole\nnext')
-    await flush()
+    await settle()
     assert.deepEqual(lines(), ['errwrite more', 'whole'])
     await clock.advance(PARTIAL_IDLE_MS)
     assert.deepEqual(lines(), ['errwrite more', 'whole', 'next'])
@@ -236,7 +237,7 @@ describe('LogSink', () => {
     const file = /** @type {import('../../../../daemon/logs/file.js').LogFile} */ (sink.opened.values().next().value)
     const congested = file.congested.bind(file)
     file.congested = () => true
-    await flush()
+    await settle()
     await clock.advance(3 * PARTIAL_IDLE_MS)
     assert.equal(input.isPaused(), true)
     assert.deepEqual(lines(), ['a line that is longer than highWater'], 'held: the partial line waits')
@@ -245,7 +246,7 @@ describe('LogSink', () => {
     else file.emit('drain')
     assert.equal(input.isPaused(), false)
     input.write(' and its end\n')
-    await flush()
+    await settle()
     assert.deepEqual(lines(), ['a line that is longer than highWater', 'the start of the next and its end'])
     input.end()
     await closeSink(sink)

@@ -4,6 +4,7 @@ import { EventEmitter } from 'node:events'
 import { test } from 'node:test'
 import pino from 'pino'
 import { exceedsMemoryLimit, guardMemory } from '../../../../daemon/metrics/memory-guard.js'
+import { settle } from '../../../helpers/wait.js'
 
 const MB = 1024 * 1024
 
@@ -47,7 +48,7 @@ test('guardMemory asks once while a graceful replace is under way, again once it
   sampler.emit('sample', big)
   assert.deepEqual(replaced, [7], 'the old worker is still online while its successor starts')
   finish[0]()
-  await new Promise((resolve) => setImmediate(resolve))
+  await settle()
   sampler.emit('sample', big)
   assert.deepEqual(replaced, [7, 7])
 })

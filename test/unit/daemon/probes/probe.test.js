@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { PROBE_DEFAULTS, initialProbeState, observe, runProbe } from '../../../../daemon/probes/probe.js'
+import { settle } from '../../../helpers/wait.js'
 
 const timing = (/** @type {Partial<import('../../../../daemon/probes/probe.js').ProbeTiming>} */ t = {}) => ({ ...PROBE_DEFAULTS, ...t })
 
@@ -43,7 +44,6 @@ function fakeClock () {
   let seq = 0
   /** @type {Map<number, { at: number, fn: () => void }>} */
   const pending = new Map()
-  const flush = () => new Promise((resolve) => setImmediate(resolve))
   return {
     now: () => now,
     timers: {
@@ -56,14 +56,14 @@ function fakeClock () {
     },
     /** @param {number} to */
     async advanceTo (to) {
-      await flush()
+      await settle()
       while (true) {
         const due = [...pending.entries()].filter(([, t]) => t.at <= to).sort((a, b) => a[1].at - b[1].at || a[0] - b[0])[0]
         if (!due) break
         pending.delete(due[0])
         now = due[1].at
         due[1].fn()
-        await flush()
+        await settle()
       }
       now = to
     }

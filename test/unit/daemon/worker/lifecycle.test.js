@@ -38,14 +38,14 @@ const running = (/** @type {Partial<WorkerState>} */ overrides = {}) =>
   state({ pid: PID, startedAt: NOW - 60_000, restarts: 3, ...overrides })
 
 /**
- * Effects written short: 'spawn', 'set-timer:kill:5000', 'clear-timer:ready', 'log:warn'.
+ * Effects written short: 'spawn', 'set-timer:kill:5000', 'clear-timer:ready', 'event:killed'.
  * @param {Effect} effect
  */
 function describeEffect (effect) {
   switch (effect.type) {
     case 'set-timer': return `set-timer:${effect.name}:${effect.ms}`
     case 'clear-timer': return `clear-timer:${effect.name}`
-    case 'log': return `log:${effect.level}`
+    case 'event': return `event:${effect.kind}`
     default: return effect.type
   }
 }
@@ -90,20 +90,20 @@ const cases = [
 
   // ready timer
   { name: 'the ready timer makes an app that never listens online', from: running({ status: STATUS.STARTING }), event: { type: 'timer', name: 'ready' }, status: STATUS.ONLINE, effects: ['clear-timer:ready'] },
-  { name: 'the ready timer with wait_ready makes it online with a warning', config: WAIT_READY, from: running({ status: STATUS.STARTING }), event: { type: 'timer', name: 'ready' }, status: STATUS.ONLINE, effects: ['clear-timer:ready', 'log:warn'] },
+  { name: 'the ready timer with wait_ready makes it online with a warning', config: WAIT_READY, from: running({ status: STATUS.STARTING }), event: { type: 'timer', name: 'ready' }, status: STATUS.ONLINE, effects: ['clear-timer:ready', 'event:ready-timeout'] },
 
   // exit
-  { name: 'exit while online waits restart_delay, then retries', from: running({ status: STATUS.ONLINE, listening: true }), event: { type: 'exit', code: 1, signal: null }, status: STATUS.WAITING, effects: [...EXIT_CLEANUP, 'log:warn', `set-timer:retry:${DEFAULTS.restart_delay}`], fields: { pid: null, listening: false, lastExit: { code: 1, signal: null, at: NOW }, retryAt: NOW + DEFAULTS.restart_delay, unstableRestarts: 0, restarts: 3 } },
-  { name: 'exit by signal while online records the signal', from: running({ status: STATUS.ONLINE }), event: { type: 'exit', code: null, signal: 'SIGKILL' }, status: STATUS.WAITING, effects: [...EXIT_CLEANUP, 'log:warn', `set-timer:retry:${DEFAULTS.restart_delay}`], fields: { lastExit: { code: null, signal: 'SIGKILL', at: NOW } } },
-  { name: 'a fast exit while starting is counted', from: running({ status: STATUS.STARTING, startedAt: NOW - 10, unstableRestarts: 2 }), event: { type: 'exit', code: 1, signal: null }, status: STATUS.WAITING, effects: [...EXIT_CLEANUP, 'log:warn', `set-timer:retry:${DEFAULTS.restart_delay}`], fields: { unstableRestarts: 3 } },
-  { name: 'a crash loop is errored, retried after the crash-loop delay', from: running({ status: STATUS.STARTING, startedAt: NOW - 10, unstableRestarts: DEFAULTS.max_restarts }), event: { type: 'exit', code: 1, signal: null }, status: STATUS.ERRORED, effects: [...EXIT_CLEANUP, 'log:warn', `set-timer:retry:${CRASH_LOOP_RETRY_BASE}`], fields: { pid: null, unstableRestarts: DEFAULTS.max_restarts + 1, crashLoops: 1, retryAt: NOW + CRASH_LOOP_RETRY_BASE } },
-  { name: 'an errored worker keeps its backoff', config: config({ exp_backoff_restart_delay: 100 }), from: running({ status: STATUS.STARTING, startedAt: NOW - 10, unstableRestarts: DEFAULTS.max_restarts, backoff: 225 }), event: { type: 'exit', code: 1, signal: null }, status: STATUS.ERRORED, effects: [...EXIT_CLEANUP, 'log:warn', `set-timer:retry:${CRASH_LOOP_RETRY_BASE}`], fields: { backoff: 225 } },
-  { name: 'exponential backoff is remembered', config: config({ exp_backoff_restart_delay: 100 }), from: running({ status: STATUS.ONLINE, startedAt: NOW - 5000, backoff: 100 }), event: { type: 'exit', code: 1, signal: null }, status: STATUS.WAITING, effects: [...EXIT_CLEANUP, 'log:warn', 'set-timer:retry:150'], fields: { backoff: 150, retryAt: NOW + 150 } },
-  { name: 'exit with autorestart off stops', config: config({ autorestart: false }), from: running({ status: STATUS.ONLINE }), event: { type: 'exit', code: 1, signal: null }, status: STATUS.STOPPED, effects: [...EXIT_CLEANUP, 'log:info'], fields: { pid: null, retryAt: null, restarts: 3 } },
-  { name: 'exit with a stop exit code stops', config: config({ stop_exit_codes: [0] }), from: running({ status: STATUS.ONLINE }), event: { type: 'exit', code: 0, signal: null }, status: STATUS.STOPPED, effects: [...EXIT_CLEANUP, 'log:info'], fields: { lastExit: { code: 0, signal: null, at: NOW } } },
-  { name: 'exit while stopping is stopped', from: running({ status: STATUS.STOPPING }), event: { type: 'exit', code: null, signal: 'SIGINT' }, status: STATUS.STOPPED, effects: EXIT_CLEANUP, fields: { pid: null, afterStop: null, restarts: 3, lastExit: { code: null, signal: 'SIGINT', at: NOW } } },
-  { name: 'exit while stopping for a restart starts again, restarts+1', from: running({ status: STATUS.STOPPING, afterStop: 'start' }), event: { type: 'exit', code: 0, signal: null }, status: STATUS.STARTING, effects: [...EXIT_CLEANUP, ...SPAWN], fields: { pid: null, afterStop: null, restarts: 4 } },
-  { name: 'exit while stopping for a delete removes the worker', from: running({ status: STATUS.STOPPING, afterStop: 'remove' }), event: { type: 'exit', code: 0, signal: null }, status: STATUS.STOPPED, effects: [...EXIT_CLEANUP, 'remove'], fields: { pid: null, afterStop: null } },
+  { name: 'exit while online waits restart_delay, then retries', from: running({ status: STATUS.ONLINE, listening: true }), event: { type: 'exit', code: 1, signal: null }, status: STATUS.WAITING, effects: [...EXIT_CLEANUP, 'event:restarting', `set-timer:retry:${DEFAULTS.restart_delay}`], fields: { pid: null, listening: false, lastExit: { code: 1, signal: null, at: NOW }, retryAt: NOW + DEFAULTS.restart_delay, unstableRestarts: 0, restarts: 3 } },
+  { name: 'exit by signal while online records the signal', from: running({ status: STATUS.ONLINE }), event: { type: 'exit', code: null, signal: 'SIGKILL' }, status: STATUS.WAITING, effects: [...EXIT_CLEANUP, 'event:restarting', `set-timer:retry:${DEFAULTS.restart_delay}`], fields: { lastExit: { code: null, signal: 'SIGKILL', at: NOW } } },
+  { name: 'a fast exit while starting is counted', from: running({ status: STATUS.STARTING, startedAt: NOW - 10, unstableRestarts: 2 }), event: { type: 'exit', code: 1, signal: null }, status: STATUS.WAITING, effects: [...EXIT_CLEANUP, 'event:restarting', `set-timer:retry:${DEFAULTS.restart_delay}`], fields: { unstableRestarts: 3 } },
+  { name: 'a crash loop is errored, retried after the crash-loop delay', from: running({ status: STATUS.STARTING, startedAt: NOW - 10, unstableRestarts: DEFAULTS.max_restarts }), event: { type: 'exit', code: 1, signal: null }, status: STATUS.ERRORED, effects: [...EXIT_CLEANUP, 'event:crash-loop', `set-timer:retry:${CRASH_LOOP_RETRY_BASE}`], fields: { pid: null, unstableRestarts: DEFAULTS.max_restarts + 1, crashLoops: 1, retryAt: NOW + CRASH_LOOP_RETRY_BASE } },
+  { name: 'an errored worker keeps its backoff', config: config({ exp_backoff_restart_delay: 100 }), from: running({ status: STATUS.STARTING, startedAt: NOW - 10, unstableRestarts: DEFAULTS.max_restarts, backoff: 225 }), event: { type: 'exit', code: 1, signal: null }, status: STATUS.ERRORED, effects: [...EXIT_CLEANUP, 'event:crash-loop', `set-timer:retry:${CRASH_LOOP_RETRY_BASE}`], fields: { backoff: 225 } },
+  { name: 'exponential backoff is remembered', config: config({ exp_backoff_restart_delay: 100 }), from: running({ status: STATUS.ONLINE, startedAt: NOW - 5000, backoff: 100 }), event: { type: 'exit', code: 1, signal: null }, status: STATUS.WAITING, effects: [...EXIT_CLEANUP, 'event:restarting', 'set-timer:retry:150'], fields: { backoff: 150, retryAt: NOW + 150 } },
+  { name: 'exit with autorestart off stops', config: config({ autorestart: false }), from: running({ status: STATUS.ONLINE }), event: { type: 'exit', code: 1, signal: null }, status: STATUS.STOPPED, effects: [...EXIT_CLEANUP, 'event:not-restarting'], fields: { pid: null, retryAt: null, restarts: 3 } },
+  { name: 'exit with a stop exit code stops', config: config({ stop_exit_codes: [0] }), from: running({ status: STATUS.ONLINE }), event: { type: 'exit', code: 0, signal: null }, status: STATUS.STOPPED, effects: [...EXIT_CLEANUP, 'event:not-restarting'], fields: { lastExit: { code: 0, signal: null, at: NOW } } },
+  { name: 'exit while stopping is stopped', from: running({ status: STATUS.STOPPING }), event: { type: 'exit', code: null, signal: 'SIGINT' }, status: STATUS.STOPPED, effects: [...EXIT_CLEANUP, 'event:exited'], fields: { pid: null, afterStop: null, restarts: 3, lastExit: { code: null, signal: 'SIGINT', at: NOW } } },
+  { name: 'exit while stopping for a restart starts again, restarts+1', from: running({ status: STATUS.STOPPING, afterStop: 'start' }), event: { type: 'exit', code: 0, signal: null }, status: STATUS.STARTING, effects: [...EXIT_CLEANUP, 'event:exited', ...SPAWN], fields: { pid: null, afterStop: null, restarts: 4 } },
+  { name: 'exit while stopping for a delete removes the worker', from: running({ status: STATUS.STOPPING, afterStop: 'remove' }), event: { type: 'exit', code: 0, signal: null }, status: STATUS.STOPPED, effects: [...EXIT_CLEANUP, 'event:exited', 'remove'], fields: { pid: null, afterStop: null } },
   { name: 'a late exit while stopped only cleans up', from: state({ status: STATUS.STOPPED, restarts: 3 }), event: { type: 'exit', code: 1, signal: null }, status: STATUS.STOPPED, effects: EXIT_CLEANUP, fields: { restarts: 3, retryAt: null } },
 
   // stop
@@ -122,16 +122,16 @@ const cases = [
   { name: 'stop with drain while starting and listening (a gated wait_ready worker) drains', from: running({ status: STATUS.STARTING, listening: true }), event: { type: 'stop', afterStop: 'remove', drain: true }, status: STATUS.STOPPING, effects: ['clear-timer:ready', 'drain', `set-timer:drain:${DEFAULTS.kill_timeout}`], fields: { draining: true } },
   { name: 'stop with drain while starting is a plain stop (nothing to drain)', from: running({ status: STATUS.STARTING }), event: { type: 'stop', afterStop: 'remove', drain: true }, status: STATUS.STOPPING, effects: ['clear-timer:ready', 'graceful-stop', `set-timer:kill:${DEFAULTS.kill_timeout}`], fields: { draining: false } },
   { name: 'drained goes on with the stop ladder', from: running({ status: STATUS.STOPPING, draining: true, afterStop: 'remove' }), event: { type: 'drained' }, status: STATUS.STOPPING, effects: ['clear-timer:drain', 'graceful-stop', `set-timer:kill:${DEFAULTS.kill_timeout}`], fields: { draining: false, afterStop: 'remove' } },
-  { name: 'the drain timer stops it anyway, with a warning', from: running({ status: STATUS.STOPPING, draining: true }), event: { type: 'timer', name: 'drain' }, status: STATUS.STOPPING, effects: ['log:warn', 'clear-timer:drain', 'graceful-stop', `set-timer:kill:${DEFAULTS.kill_timeout}`], fields: { draining: false } },
+  { name: 'the drain timer stops it anyway, with a warning', from: running({ status: STATUS.STOPPING, draining: true }), event: { type: 'timer', name: 'drain' }, status: STATUS.STOPPING, effects: ['event:drain-timeout', 'clear-timer:drain', 'graceful-stop', `set-timer:kill:${DEFAULTS.kill_timeout}`], fields: { draining: false } },
   { name: 'stale: drained when not draining', from: running({ status: STATUS.STOPPING }), event: { type: 'drained' }, status: STATUS.STOPPING, effects: [] },
   { name: 'stale: drain timer after the drain', from: running({ status: STATUS.STOPPING }), event: { type: 'timer', name: 'drain' }, status: STATUS.STOPPING, effects: [] },
-  { name: 'an exit while draining clears the drain timer and finishes the stop', from: running({ status: STATUS.STOPPING, draining: true, afterStop: 'remove' }), event: { type: 'exit', code: 0, signal: null }, status: STATUS.STOPPED, effects: ['clear-timer:drain', ...EXIT_CLEANUP, 'remove'], fields: { draining: false, pid: null } },
+  { name: 'an exit while draining clears the drain timer and finishes the stop', from: running({ status: STATUS.STOPPING, draining: true, afterStop: 'remove' }), event: { type: 'exit', code: 0, signal: null }, status: STATUS.STOPPED, effects: ['clear-timer:drain', ...EXIT_CLEANUP, 'event:exited', 'remove'], fields: { draining: false, pid: null } },
   { name: 'drain uses a short idle time when kill_timeout is short', config: config({ kill_timeout: 600 }), from: running({ status: STATUS.ONLINE }), event: { type: 'stop', drain: true }, status: STATUS.STOPPING, effects: ['clear-timer:ready', 'drain', 'set-timer:drain:600'] },
   { name: 'ready while online records that the app said ready', from: running({ status: STATUS.ONLINE }), event: { type: 'ready' }, status: STATUS.ONLINE, effects: [], fields: { ready: true } },
   { name: 'a new spawn forgets ready and draining', from: running({ status: STATUS.STOPPED, ready: true, draining: true }), event: { type: 'start' }, status: STATUS.STARTING, effects: SPAWN, fields: { ready: false, draining: false } },
 
   // timers
-  { name: 'the kill timer while stopping kills the tree', from: running({ status: STATUS.STOPPING }), event: { type: 'timer', name: 'kill' }, status: STATUS.STOPPING, effects: ['log:warn', 'kill-tree'], fields: { pid: PID } },
+  { name: 'the kill timer while stopping kills the tree', from: running({ status: STATUS.STOPPING }), event: { type: 'timer', name: 'kill' }, status: STATUS.STOPPING, effects: ['event:killed', 'kill-tree'], fields: { pid: PID } },
   { name: 'the retry timer while waiting spawns, restarts+1', from: running({ status: STATUS.WAITING, pid: null, retryAt: NOW }), event: { type: 'timer', name: 'retry' }, status: STATUS.STARTING, effects: SPAWN, fields: { restarts: 4, retryAt: null } },
   { name: 'the retry timer while errored spawns (half-open), restarts+1', from: running({ status: STATUS.ERRORED, pid: null, retryAt: NOW, crashLoops: 1 }), event: { type: 'timer', name: 'retry' }, status: STATUS.STARTING, effects: SPAWN, fields: { restarts: 4, crashLoops: 1 } },
   { name: 'stale: kill timer while online', from: running({ status: STATUS.ONLINE }), event: { type: 'timer', name: 'kill' }, status: STATUS.ONLINE, effects: [] },
@@ -149,10 +149,10 @@ const cases = [
   { name: 'readiness passing with wait_ready waits for ready too', config: READINESS_AND_WAIT, from: running({ status: STATUS.STARTING }), event: { type: 'probe', kind: 'readiness', passing: true }, status: STATUS.STARTING, effects: [], fields: { probeReady: true } },
   { name: 'readiness passing after ready makes it online', config: READINESS_AND_WAIT, from: running({ status: STATUS.STARTING, ready: true }), event: { type: 'probe', kind: 'readiness', passing: true }, status: STATUS.ONLINE, effects: ['clear-timer:ready'] },
   { name: 'readiness failing while online keeps it online, not ready', config: READINESS, from: running({ status: STATUS.ONLINE, probeReady: true }), event: { type: 'probe', kind: 'readiness', passing: false }, status: STATUS.ONLINE, effects: [], fields: { probeReady: false } },
-  { name: 'liveness failing while online restarts it through the stop ladder, counted with the reason', from: running({ status: STATUS.ONLINE }), event: { type: 'probe', kind: 'liveness', passing: false, reason: 'timed out after 1000 ms' }, status: STATUS.STOPPING, effects: ['log:warn', 'clear-timer:ready', 'graceful-stop', `set-timer:kill:${DEFAULTS.kill_timeout}`], fields: { afterStop: 'start', livenessRestarts: 1, lastRestart: { reason: 'liveness probe failed: timed out after 1000 ms', at: NOW }, restarts: 3 } },
+  { name: 'liveness failing while online restarts it through the stop ladder, counted with the reason', from: running({ status: STATUS.ONLINE }), event: { type: 'probe', kind: 'liveness', passing: false, reason: 'timed out after 1000 ms' }, status: STATUS.STOPPING, effects: ['event:liveness', 'clear-timer:ready', 'graceful-stop', `set-timer:kill:${DEFAULTS.kill_timeout}`], fields: { afterStop: 'start', livenessRestarts: 1, lastRestart: { reason: 'liveness probe failed: timed out after 1000 ms', at: NOW }, restarts: 3 } },
   { name: 'liveness failing while stopping is ignored', from: running({ status: STATUS.STOPPING }), event: { type: 'probe', kind: 'liveness', passing: false, reason: 'x' }, status: STATUS.STOPPING, effects: [], fields: { livenessRestarts: 0 } },
   { name: 'liveness passing again changes nothing', from: running({ status: STATUS.ONLINE }), event: { type: 'probe', kind: 'liveness', passing: true }, status: STATUS.ONLINE, effects: [] },
-  { name: 'the restart after a liveness failure counts as a restart', from: running({ status: STATUS.STOPPING, afterStop: 'start', livenessRestarts: 1 }), event: { type: 'exit', code: null, signal: 'SIGKILL' }, status: STATUS.STARTING, effects: [...EXIT_CLEANUP, ...SPAWN], fields: { restarts: 4, livenessRestarts: 1, probeReady: false } },
+  { name: 'the restart after a liveness failure counts as a restart', from: running({ status: STATUS.STOPPING, afterStop: 'start', livenessRestarts: 1 }), event: { type: 'exit', code: null, signal: 'SIGKILL' }, status: STATUS.STARTING, effects: [...EXIT_CLEANUP, 'event:exited', ...SPAWN], fields: { restarts: 4, livenessRestarts: 1, probeReady: false } },
 
   // reset
   { name: 'reset zeroes the counters and keeps the rest', from: running({ status: STATUS.ONLINE, restarts: 7, unstableRestarts: 2, backoff: 1500, crashLoops: 3 }), event: { type: 'reset' }, status: STATUS.ONLINE, effects: [], fields: { restarts: 0, unstableRestarts: 0, backoff: 0, crashLoops: 0, pid: PID } },
@@ -165,7 +165,7 @@ const cases = [
   { name: '`sup stop` of an online worker holds it', from: running({ status: STATUS.ONLINE }), event: { type: 'stop', hold: true }, status: STATUS.STOPPING, effects: ['clear-timer:ready', 'graceful-stop', `set-timer:kill:${DEFAULTS.kill_timeout}`], fields: { held: true, afterStop: null } },
   { name: '`sup stop` of a waiting worker holds it, stopped', from: running({ status: STATUS.WAITING, pid: null, retryAt: NOW + 2000 }), event: { type: 'stop', hold: true }, status: STATUS.STOPPED, effects: ['clear-timer:retry'], fields: { held: true } },
   { name: 'a stop that is not `sup stop` (a delete, a scale down) leaves the hold as it was', from: running({ status: STATUS.ONLINE }), event: { type: 'stop', afterStop: 'remove' }, status: STATUS.STOPPING, effects: ['clear-timer:ready', 'graceful-stop', `set-timer:kill:${DEFAULTS.kill_timeout}`], fields: { held: false } },
-  { name: 'the exit of a held worker keeps it held', from: running({ status: STATUS.STOPPING, held: true }), event: { type: 'exit', code: 0, signal: null }, status: STATUS.STOPPED, effects: EXIT_CLEANUP, fields: { held: true } },
+  { name: 'the exit of a held worker keeps it held', from: running({ status: STATUS.STOPPING, held: true }), event: { type: 'exit', code: 0, signal: null }, status: STATUS.STOPPED, effects: [...EXIT_CLEANUP, 'event:exited'], fields: { held: true } },
   { name: 'start lifts the hold of a stopped worker', from: state({ status: STATUS.STOPPED, held: true }), event: { type: 'start' }, status: STATUS.STARTING, effects: SPAWN, fields: { held: false } },
   { name: 'start lifts the hold of a worker still stopping, and starts it once stopped', from: running({ status: STATUS.STOPPING, held: true }), event: { type: 'start' }, status: STATUS.STOPPING, effects: [], fields: { held: false, afterStop: 'start' } },
   { name: 'a restart (stop, then start) lifts the hold', from: running({ status: STATUS.STOPPING, held: true }), event: { type: 'stop', afterStop: 'start' }, status: STATUS.STOPPING, effects: [], fields: { held: false, afterStop: 'start' } },
@@ -193,12 +193,26 @@ describe('transition', () => {
     assert.deepEqual(effects, [])
   })
 
-  test('set-timer and log effects carry what the runner needs', () => {
+  test('set-timer and event effects carry what the runner needs', () => {
     const { effects } = transition(WAIT_READY, deepFreeze(running({ status: STATUS.STARTING })), { type: 'timer', name: 'ready' }, NOW)
-    const log = effects.find((e) => e.type === 'log')
-    assert.ok(log && log.type === 'log')
-    assert.equal(log.level, 'warn')
-    assert.match(log.message, new RegExp(String(DEFAULTS.listen_timeout)))
+    const event = effects.find((e) => e.type === 'event')
+    assert.ok(event && event.type === 'event')
+    assert.equal(event.level, 'warn')
+    assert.match(event.message, new RegExp(String(DEFAULTS.listen_timeout)))
+  })
+
+  test('an exit says why and what comes next, in words and in figures', () => {
+    const crashed = transition(DEFAULTS, deepFreeze(running({ status: STATUS.ONLINE, startedAt: NOW - 2000, restarts: 3 })), { type: 'exit', code: 3, signal: null }, NOW)
+    const restarting = crashed.effects.find((e) => e.type === 'event')
+    assert.ok(restarting && restarting.type === 'event')
+    assert.equal(restarting.message, `exited with code 3; restarting in ${DEFAULTS.restart_delay} ms`)
+    assert.deepEqual(restarting.data, { code: 3, signal: null, uptime: 2000, delay: DEFAULTS.restart_delay, retry_at: NOW + DEFAULTS.restart_delay, unstable_restarts: crashed.state.unstableRestarts, attempt: 4 })
+    const looping = transition(DEFAULTS, deepFreeze(running({ status: STATUS.STARTING, startedAt: NOW - 10, unstableRestarts: DEFAULTS.max_restarts })), { type: 'exit', code: null, signal: 'SIGSEGV' }, NOW)
+    const loop = looping.effects.find((e) => e.type === 'event')
+    assert.ok(loop && loop.type === 'event')
+    assert.equal(loop.level, 'error')
+    assert.match(loop.message, /^exited with signal SIGSEGV; crash loop \(\d+ exits within min_uptime \d+ ms\), retrying in 30000 ms$/)
+    assert.equal(loop.data?.retry_at, NOW + CRASH_LOOP_RETRY_BASE)
   })
 })
 
