@@ -86,8 +86,9 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   const events = new EventJournal({ file: persist ? paths.events : null, logger })
   const loaded = events.load().catch((err) => logger.warn({ err }, 'could not read the events file'))
   const workers = () => [...supervisor.apps.values()].flatMap((app) => app.workers)
-  const sampler = new Sampler({ workers, interval: sampleInterval, logger })
-  const endpoint = new MetricsEndpoint({ logger, collect: () => workers().map(exportWorker) })
+  const { usage } = supervisor.stores
+  const sampler = new Sampler({ workers, interval: sampleInterval, logger, stores: supervisor.stores })
+  const endpoint = new MetricsEndpoint({ logger, collect: () => workers().map((worker) => exportWorker(worker, usage.get(worker))) })
   const persistence = persist ? new Persistence({ file: paths.state, saveFile: paths.dump, supervisor, logger, version, daemonEnv: env }) : null
   // Requests wait for this (server.js), so `sup ls` right after a crash shows the restored apps.
   const ready = loaded.then(() => persistence?.open()).catch((err) => {
@@ -128,17 +129,11 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   supervisor.on('event', (event) => events.record(event))
   supervisor.on('reload.progress', (progress) => { const event = rolloutEvent(progress); if (event) events.record(event) })
   // The event is a whole row (log paths, status, figures): built only when someone takes it.
-  sampler.on('sample', (worker) => { if (server.wants('metrics')) server.publish('metrics', metricsEvent(worker)) })
-  guardMemory({
-    sampler,
-    logger,
-    replace: (worker) => {
-      const { memory } = worker.usage
-      const limit = /** @type {number} */ (worker.app.config.max_memory_restart)
-      events.record({ kind: 'memory-limit', level: 'warn', app: worker.app.config.name, id: worker.id, instance: worker.instance, message: `using ${mib(memory)} MiB, over max_memory_restart (${mib(limit)} MiB): replacing it`, data: { memory, limit } })
-      return supervisor.replaceWorker(worker)
-    }
+  sampler.on('sample', (worker) => {
+    const app = supervisor.apps.get(worker.config.name)
+    if (app && server.wants('metrics')) server.publish('metrics', metricsEvent(app.row(worker), usage.get(worker)))
   })
+  guardMemory({ sampler, usage }).on('decision', supervisor.carryOut)
   sampler.start()
   const stopGuard = guardHome({
     paths,
@@ -187,26 +182,24 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
 /**
  * What the Prometheus endpoint needs of a worker.
  * @param {import('./worker/worker.js').Worker} worker
+ * @param {import('./metrics/usage.js').WorkerUsage} usage its last sample
  * @returns {import('./metrics/prometheus.js').ExportedWorker}
  */
-function exportWorker (worker) {
+function exportWorker (worker, usage) {
   const { state } = worker
   return {
-    app: worker.app.config.name,
+    app: worker.config.name,
     instance: worker.instance,
     id: worker.id,
     status: state.status,
     running: state.pid !== null,
     restarts: state.restarts,
     startedAt: state.startedAt,
-    usage: worker.usage,
-    ready: worker.app.config.readiness ? state.probeReady : null,
+    usage,
+    ready: worker.config.readiness ? state.probeReady : null,
     livenessRestarts: state.livenessRestarts
   }
 }
-
-/** @param {number} bytes */
-const mib = (bytes) => (bytes / 1048576).toFixed(1)
 
 /**
  * Keep supervising through bugs in one request: log them instead of dying.

@@ -57,7 +57,7 @@ export const HANDLERS = {
   // What each worker's process was given: its env on the settings it runs with.
   'app.env': (params, { supervisor }) => supervisor.resolve([params.target], { cwd: params.cwd }).map((w) => ({
     id: w.id,
-    name: w.app.config.name,
+    name: w.config.name,
     instance: w.instance,
     env: w.env()
   })),
@@ -99,7 +99,7 @@ export const HANDLERS = {
   'dump.status': (params, { persistence }) => persistence ? { enabled: true, ...persistence.status() } : { enabled: false },
   'metrics.history' (params, { supervisor, sampler }) {
     const workers = params.target ? supervisor.resolve([params.target]) : supervisor.match('all')
-    return workers.map((w) => ({ id: w.id, name: w.app.config.name, instance: w.instance, interval: sampler.interval, ...sampler.historyOf(w.id).last(params.points) }))
+    return workers.map((w) => ({ id: w.id, name: w.config.name, instance: w.instance, interval: sampler.interval, ...sampler.historyOf(w.id).last(params.points) }))
   },
   'metrics.serve': (params, { endpoint }) => endpoint.open({ port: params.port, host: params.host ?? DEFAULT_METRICS_HOST }),
   async 'metrics.close' (params, { endpoint }) {
@@ -147,5 +147,5 @@ function eventFilter (target, supervisor) {
   if (!target || target === 'all') return {}
   if (/^\d+$/.test(target)) return { ids: new Set([Number(target)]) }
   const named = supervisor.match(target)
-  return { apps: named.length > 0 ? new Set(named.map((w) => w.app.config.name)) : new Set([target]) }
+  return { apps: named.length > 0 ? new Set(named.map((w) => w.config.name)) : new Set([target]) }
 }

@@ -14,8 +14,10 @@ import { tolerateTimeout, until } from './until.js'
 import { reloadApps, reloadByTrigger, replaceWorker, scaleApp } from './rollout/reload.js'
 import { matchTarget, resolveTargets } from './resolve-targets.js'
 import { metricsEvent } from './metrics/sampler.js'
+import { memoryEvent, replaceOnce } from './metrics/memory-guard.js'
 import { HeldSockets } from './sockets/held-sockets.js'
 import { InheritedSockets } from './sockets/inherited-sockets.js'
+import { createWorkerStores } from './worker/store.js'
 import { resolveRuntime } from './node-runtime/resolve.js'
 
 /**
@@ -35,6 +37,14 @@ function pickGiven (config, given) {
   // --interpreter /path/to/node or node@22 is kept in runtime (docs/config.md#which-node-runs-an-app).
   if (keys.has('interpreter')) keys.add('runtime')
   return Object.fromEntries(Object.entries(config).filter(([key]) => keys.has(key)))
+}
+
+/**
+ * @param {Map<Worker, App>} apps
+ * @param {Worker} worker
+ */
+function rowOf (apps, worker) {
+  return /** @type {App} */ (apps.get(worker)).row(worker)
 }
 
 export class Supervisor extends EventEmitter {
@@ -58,6 +68,13 @@ export class Supervisor extends EventEmitter {
     /** @type {Map<string, App>} */
     this.apps = new Map()
     this.nextId = 0
+    /** What the sampler and the probes know of each worker (worker/store.js). */
+    this.stores = createWorkerStores()
+    /** Carries out the memory guard's decisions (metrics/memory-guard.js). */
+    this.carryOut = replaceOnce((decision) => {
+      this.emit('event', memoryEvent(decision))
+      return this.replaceWorker(decision.worker)
+    }, logger)
   }
 
   /**
@@ -101,7 +118,10 @@ export class Supervisor extends EventEmitter {
     // past the deadline, answer with the rows as they are: the CLI names those not online.
     await Promise.all([settle(started, isDecided).catch(tolerateTimeout), ...restarting])
     // In the order of the configs, as they were asked for.
-    return configs.flatMap((config) => this.apps.get(config.name)?.workers.map((w) => w.row()) ?? [])
+    return configs.flatMap((config) => {
+      const app = this.apps.get(config.name)
+      return app?.workers.map((w) => app.row(w)) ?? []
+    })
   }
 
   /**
@@ -172,7 +192,7 @@ export class Supervisor extends EventEmitter {
   addApp (config, shellEnv) {
     // Bound first: an address in use refuses the app before anything of it exists.
     const sockets = config.listen.length > 0 && config.exec_mode === 'fork' ? HeldSockets.bind(config.listen, { app: config.name, inherited: this.inherited }) : null
-    const app = new App({ config, shellEnv, sockets, logging: this.logging, logger: this.logger, nextId: () => this.takeId(), spareId: () => this.spareId(), effects: this.effects, agentEnv: this.agentEnv, shutdownWithMessage: this.shutdownWithMessage })
+    const app = new App({ config, shellEnv, sockets, logging: this.logging, logger: this.logger, nextId: () => this.takeId(), spareId: () => this.spareId(), effects: this.effects, agentEnv: this.agentEnv, shutdownWithMessage: this.shutdownWithMessage, stores: this.stores })
     for (const topic of ['app.state', 'log', 'reload.progress', 'event']) app.on(topic, (data) => this.emit(topic, data))
     app.on('trigger', (reason) => {
       if (this.apps.get(app.name) !== app) return
@@ -258,7 +278,7 @@ export class Supervisor extends EventEmitter {
    */
   async stop (targets, { cwd } = {}) {
     const workers = this.resolve(targets, { cwd })
-    for (const name of new Set(workers.map((w) => w.app.config.name))) this.note(name, 'stop', 'stopped by the user (sup stop)')
+    for (const name of new Set(workers.map((w) => w.config.name))) this.note(name, 'stop', 'stopped by the user (sup stop)')
     for (const worker of workers) worker.dispatch({ type: 'stop', hold: true })
     // As PM2: stopping a watched app stops the watching, until a restart from its config file
     // or with --watch turns it on again (a plain restart leaves it off).
@@ -266,7 +286,7 @@ export class Supervisor extends EventEmitter {
       if (app.config.watch && app.workers.every((w) => w.state.held)) app.swap({ config: Object.freeze({ ...app.config, watch: false }) })
     }
     await settle(workers, isStopped).catch(tolerateTimeout)
-    return workers.map((w) => w.row())
+    return this.rows(workers)
   }
 
   /**
@@ -287,10 +307,11 @@ export class Supervisor extends EventEmitter {
       let config = update ? updateConfig(app.config, update) : app.config
       if (toggleWatch) config = Object.freeze({ ...config, watch: !app.config.watch })
       const changed = config !== app.config
-      app.swap({ config, shellEnv }, workers.filter((w) => w.app.config.name === app.name))
+      app.swap({ config, shellEnv }, workers.filter((w) => app.workers.includes(w)))
       if (changed) app.announce()
     }
-    return restartWorkers(workers)
+    await restartWorkers(workers)
+    return this.rows(workers)
   }
 
   /**
@@ -324,12 +345,13 @@ export class Supervisor extends EventEmitter {
    */
   async delete (targets, { cwd } = {}) {
     const workers = this.resolve(targets, { cwd })
-    // No deadline: a worker is removed once it has stopped, and the stop ladder ends in SIGKILL.
+    // Its app leaves the registry with its last worker: the rows are made by the apps known now.
+    const rows = new Map(workers.map((w) => [w, this.appOf(w)]))
     const gone = workers.map((worker) => until(worker, () => worker.removed, undefined, 'remove'))
-    for (const name of new Set(workers.map((w) => w.app.config.name))) this.note(name, 'delete', 'deleted by the user (sup delete)')
+    for (const name of new Set(workers.map((w) => w.config.name))) this.note(name, 'delete', 'deleted by the user (sup delete)')
     for (const worker of workers) worker.dispatch({ type: 'stop', afterStop: 'remove' })
     await Promise.all(gone)
-    return workers.map((w) => ({ ...w.row(), status: 'deleted' }))
+    return workers.map((w) => ({ ...rowOf(rows, w), status: 'deleted' }))
   }
 
   /**
@@ -340,7 +362,7 @@ export class Supervisor extends EventEmitter {
     // PM2 resets "all" of nothing without complaint.
     const workers = this.resolve(targets, { cwd, allowNone: true })
     for (const worker of workers) worker.dispatch({ type: 'reset' })
-    return workers.map((w) => w.row())
+    return this.rows(workers)
   }
 
   /**
@@ -353,13 +375,21 @@ export class Supervisor extends EventEmitter {
     const signalled = []
     for (const worker of workers) {
       // Through the effects, as every signal: a process gone meanwhile is not counted.
-      if (worker.state.pid !== null && this.effects.tree.signal(worker.state.pid, signal)) signalled.push(worker.row())
+      if (worker.state.pid !== null && this.effects.tree.signal(worker.state.pid, signal)) signalled.push(worker)
     }
-    return signalled
+    return this.rows(signalled)
   }
 
   list () {
-    return [...this.apps.values()].flatMap((app) => app.workers.map((w) => w.row()))
+    return [...this.apps.values()].flatMap((app) => app.workers.map((w) => app.row(w)))
+  }
+
+  /**
+   * Their rows in `sup ls` (app/worker-row.js).
+   * @param {Worker[]} workers
+   */
+  rows (workers) {
+    return workers.map((w) => this.appOf(w).row(w))
   }
 
   /** @param {string} target */
@@ -373,7 +403,7 @@ export class Supervisor extends EventEmitter {
       log_files: app.logs.fileStatus(),
       triggers: app.triggers.status(),
       // The row plus the last sample's other figures (event-loop delay, heap, ...).
-      workers: workers.map((w) => ({ ...metricsEvent(w), probes: w.probes })),
+      workers: workers.map((w) => ({ ...metricsEvent(app.row(w), this.stores.usage.get(w)), probes: this.stores.probes.get(w) })),
       last_rollout: app.lastRollout ?? null,
       // The git revision the workers last started from, when the app's folder is a checkout.
       versioning: app.versioning
@@ -386,9 +416,38 @@ export class Supervisor extends EventEmitter {
    */
   reload (params) {
     const name = params.update?.name
-    if (!name) return reloadApps(this, params)
+    if (!name) return reloadApps(this.reloadScope(), params)
     const old = this.rename(this.resolve(params.targets, { cwd: params.cwd }), name)
-    return reloadApps(this, { ...params, targets: params.targets.map((t) => t === old ? name : t) })
+    return reloadApps(this.reloadScope(), { ...params, targets: params.targets.map((t) => t === old ? name : t) })
+  }
+
+  /**
+   * What a reload is given: the registry to read, and the Supervisor's own way to start the
+   * apps of a config file that do not run (reload does not change the registry itself).
+   * @returns {import('./rollout/reload.js').ReloadScope}
+   */
+  reloadScope () {
+    return {
+      apps: this.apps,
+      group: (targets, options) => this.byApp(this.resolve(targets, options)),
+      startApps: (configs, shellEnv) => this.start(configs, shellEnv),
+      list: () => this.list(),
+      now: this.effects.now
+    }
+  }
+
+  /**
+   * @param {Worker[]} workers
+   * @returns {Map<App, Worker[]>} the workers, by the app they belong to
+   */
+  byApp (workers) {
+    /** @type {Map<App, Worker[]>} */
+    const groups = new Map()
+    for (const worker of workers) {
+      const app = this.appOf(worker)
+      groups.set(app, [...(groups.get(app) ?? []), worker])
+    }
+    return groups
   }
 
   /**
@@ -414,8 +473,8 @@ export class Supervisor extends EventEmitter {
    * @returns {App}
    */
   appOf (worker) {
-    const app = this.apps.get(worker.app.config.name)
-    if (!app) throw new SupError('SUP_ERR_APP_NOT_FOUND', { target: worker.app.config.name })
+    const app = this.apps.get(worker.config.name)
+    if (!app) throw new SupError('SUP_ERR_APP_NOT_FOUND', { target: worker.config.name })
     return app
   }
 
@@ -425,7 +484,7 @@ export class Supervisor extends EventEmitter {
    */
   logSinks (target) {
     if (!target || target === 'all') return [...this.apps.values()].map((app) => app.logs)
-    return [...new Set(this.resolve([target]).map((w) => w.app.logs))]
+    return [...new Set(this.resolve([target]).map((w) => this.appOf(w).logs))]
   }
 
   /** Stop every app (daemon shutdown). */

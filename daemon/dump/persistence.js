@@ -107,7 +107,7 @@ export class Persistence extends EventEmitter {
       source: loaded.source,
       apps: plan.restore.map((a) => a.config.name),
       skipped: plan.skip,
-      workers: apps.flatMap((app) => app.workers.map((w) => w.row())),
+      workers: apps.flatMap((entry) => entry.workers.map((w) => entry.app.row(w))),
       warnings: loaded.warnings
     }
   }

@@ -12,18 +12,20 @@ const RETIRE_GRACE = 5000
 
 /**
  * @typedef {import('../worker/worker.js').Worker} Worker
- * @typedef {import('../worker/worker.js').AppRuntime} AppRuntime
+ * @typedef {import('../app/revision.js').Revision} Revision
+ * @typedef {{ config: import('../../ipc/app-config.js').AppConfig, sockets?: import('../sockets/held-sockets.js').HeldSockets | null }} Serving
+ *   what decides how workers can be replaced: their settings and the sockets the daemon holds
  * @typedef {{ id: number, instance: number, pid: number | null }} WorkerRef
  *
- * @typedef {Pick<import('../app/app.js').App, 'config' | 'workers' | 'addWorker' | 'spareId' | 'effects'>} RolloutHost
+ * @typedef {Pick<import('../app/app.js').App, 'config' | 'workers' | 'addWorker' | 'spareId' | 'effects' | 'stores'>} RolloutHost
  *   what a rollout needs of its app: its config and workers, a way to add a worker, a spare id,
- *   and the clock, timers and balancing
+ *   the clock, timers and balancing, and what is known of its workers (their probes' verdicts)
  *
  * @typedef {object} RolloutOptions
  * @property {RolloutHost} app
  * @property {Worker[]} old workers to retire
  * @property {number[]} instances instance numbers the new workers take
- * @property {AppRuntime} [runtime] config and environment of the new workers (default: the app's)
+ * @property {Revision} [runtime] config and environment of the new workers (default: the app's revision)
  * @property {import('./plan.js').RollLimits} limits
  * @property {(progress: Record<string, unknown>) => void} [report] progress, as it happens
  *
@@ -101,8 +103,8 @@ export async function rollWorkers ({ app, old, instances, runtime, limits, repor
   const retire = async (/** @type {Worker} */ worker) => {
     const ref = refOf(worker)
     const since = now()
-    const gone = waitRemoved(worker, 2 * worker.app.config.kill_timeout + RETIRE_GRACE, timers)
-    const drain = worker.state.status === STATUS.ONLINE && canDrain(worker.app)
+    const gone = waitRemoved(worker, 2 * worker.config.kill_timeout + RETIRE_GRACE, timers)
+    const drain = worker.state.status === STATUS.ONLINE && canDrain(worker)
     worker.dispatch({ type: 'stop', afterStop: 'remove', drain })
     await gone
     result.retired.push(ref)
@@ -123,7 +125,7 @@ export async function rollWorkers ({ app, old, instances, runtime, limits, repor
           readyNow.push(worker)
           continue
         }
-        result.reason = whyFailed(worker, info, at, config)
+        result.reason = whyFailed(worker, info, at, config, app.stores.probes.get(worker))
         if (result.reason !== null) break
       }
       if (result.reason !== null) break
@@ -183,20 +185,20 @@ export async function rollWorkers ({ app, old, instances, runtime, limits, repor
  * Whether old and new workers of an app can serve side by side, so that a reload rolls:
  * cluster mode (the daemon hands out the connections) or fork mode on sockets the daemon
  * holds (`listen`: every generation accepts from the same kernel queue).
- * @param {AppRuntime} runtime
+ * @param {Serving} app
  */
-export function canRoll (runtime) {
-  return runtime.config.exec_mode === 'cluster' || (runtime.sockets != null && runtime.config.listen.length > 0)
+export function canRoll ({ config, sockets }) {
+  return config.exec_mode === 'cluster' || (sockets != null && config.listen.length > 0)
 }
 
 /**
  * Whether the agent can drain a worker before it stops: cluster workers, and node fork-mode
  * workers on held sockets. Others get the plain stop ladder: their servers close on SIGINT,
  * and what the kernel queued meanwhile waits on the held socket for the next generation.
- * @param {AppRuntime} runtime
+ * @param {Serving} worker
  */
-export function canDrain (runtime) {
-  return runtime.config.exec_mode === 'cluster' || (canRoll(runtime) && runtime.config.interpreter === null)
+export function canDrain (worker) {
+  return worker.config.exec_mode === 'cluster' || (canRoll(worker) && worker.config.interpreter === null)
 }
 
 /**
@@ -219,8 +221,9 @@ export function isReady (worker, { wait_ready: waitReady, readiness }, expectLis
  * @param {Fresh} info
  * @param {number} now
  * @param {import('../../ipc/app-config.js').AppConfig} config
+ * @param {import('../probes/worker-probes.js').WorkerProbes} probes its probes' last verdicts
  */
-function whyFailed (worker, info, now, config) {
+function whyFailed (worker, info, now, config, probes) {
   info.pid ??= worker.state.pid
   const s = worker.state
   const who = `new worker ${worker.id} of ${config.name} (instance ${info.instance}${info.pid ? `, pid ${info.pid}` : ''})`
@@ -231,7 +234,7 @@ function whyFailed (worker, info, now, config) {
   if (worker.removed || isStoppingOrStopped(s)) return `${who} was stopped by another command`
   if (now >= info.deadline) {
     const what = config.readiness
-      ? `passed its readiness probe${worker.probes.readiness?.last ? ` (last: ${worker.probes.readiness.last})` : ''}`
+      ? `passed its readiness probe${probes.readiness?.last ? ` (last: ${probes.readiness.last})` : ''}`
       : config.wait_ready ? 'sent "ready"' : 'listened'
     return `${who} was not ready within listen_timeout (${config.listen_timeout} ms): it never ${what} (raise --listen-timeout if it needs longer)`
   }

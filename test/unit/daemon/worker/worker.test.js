@@ -20,7 +20,7 @@ const noLogs = /** @type {import('../../../../daemon/logs/sink.js').LogSink} */ 
 function setup (overrides, options, shutdownWithMessage = false) {
   const effects = fakeEffects(options)
   const config = appConfig({ instances: 1, ...overrides })
-  const worker = new Worker({ id: 0, instance: 0, app: { config, shellEnv: { FROM_SHELL: '1' }, logs: noLogs }, logger: silentLogger, effects, shutdownWithMessage })
+  const worker = new Worker({ id: 0, instance: 0, revision: { config, shellEnv: { FROM_SHELL: '1' } }, logs: noLogs, logger: silentLogger, effects, shutdownWithMessage })
   return { effects, worker, config }
 }
 
