@@ -17,7 +17,7 @@ import { metricsEvent } from './metrics/sampler.js'
 import { memoryEvent, replaceOnce } from './metrics/memory-guard.js'
 import { HeldSockets } from './sockets/held-sockets.js'
 import { InheritedSockets } from './sockets/inherited-sockets.js'
-import { createWorkerStores } from './worker/store.js'
+import { createWorkerStores } from './app/worker-stores.js'
 import { resolveRuntime } from './node-runtime/resolve.js'
 
 /**
@@ -68,7 +68,7 @@ export class Supervisor extends EventEmitter {
     /** @type {Map<string, App>} */
     this.apps = new Map()
     this.nextId = 0
-    /** What the sampler and the probes know of each worker (worker/store.js). */
+    /** What the sampler and the probes know of each worker (app/worker-stores.js). */
     this.stores = createWorkerStores()
     /** Carries out the memory guard's decisions (metrics/memory-guard.js). */
     this.carryOut = replaceOnce((decision) => {

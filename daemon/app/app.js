@@ -15,8 +15,8 @@ import { freeInstances } from '../rollout/plan.js'
 import { AppTriggers } from '../triggers/app-triggers.js'
 import { Worker } from '../worker/worker.js'
 import { gateUnready, probeWorker } from '../probes/worker-probes.js'
-import { createWorkerStores } from '../worker/store.js'
-import { makeRevision, reviseRevision } from './revision.js'
+import { createWorkerStores } from './worker-stores.js'
+import { makeRevision, reviseRevision } from '../worker/revision.js'
 import { workerRow } from './worker-row.js'
 import { realEffects } from '../worker/effects.js'
 import { readVersioning } from './versioning.js'
@@ -53,12 +53,12 @@ export class App extends EventEmitter {
    *   whatever the app's shutdown_with_message (the daemon's setting)
    * @param {import('../sockets/held-sockets.js').HeldSockets | null} [options.sockets] the
    *   sockets the daemon holds for the app (fork mode, `listen`): every generation is handed them
-   * @param {import('../worker/store.js').WorkerStores} [options.stores] what the daemon knows of
+   * @param {import('./worker-stores.js').WorkerStores} [options.stores] what the daemon knows of
    *   each worker beside it (the sampler's figures, the probes' verdicts)
    */
   constructor ({ config, shellEnv, logging, logger, nextId, spareId = nextId, effects = realEffects(), agentEnv = {}, shutdownWithMessage = false, sockets = null, stores = createWorkerStores() }) {
     super()
-    /** @type {import('./revision.js').Revision} what its workers start with, unless a reload gives them the next */
+    /** @type {import('../worker/revision.js').Revision} what its workers start with, unless a reload gives them the next */
     this.revision = makeRevision(config, shellEnv)
     this.stores = stores
     this.sockets = sockets
@@ -106,7 +106,7 @@ export class App extends EventEmitter {
 
   /**
    * @param {number} instance
-   * @param {import('./revision.js').Revision} [revision] config and env to run it with, when
+   * @param {import('../worker/revision.js').Revision} [revision] config and env to run it with, when
    *   not the app's own (the new workers of a reload with changed settings)
    * @param {number} [id] the id it takes over (a reload's successor); a new one otherwise
    */
@@ -188,7 +188,7 @@ export class App extends EventEmitter {
   /**
    * Make `revision` the app's: the workers that ran the app's revision follow it, and so do
    * `workers` (those a reload started on it, or those a restart names).
-   * @param {import('./revision.js').Revision} revision
+   * @param {import('../worker/revision.js').Revision} revision
    * @param {Worker[]} [workers]
    */
   moveTo (revision, workers = this.workers) {

@@ -45,7 +45,7 @@ const SLOT_OFFSET_MS = 0
  * @property {number} id
  * @property {{ pid: number | null }} state
  *
- * @typedef {object} SamplerStores where the figures go, and the agents' reports come from (worker/store.js)
+ * @typedef {object} SamplerStores where the figures go, and the agents' reports come from (app/worker-stores.js)
  * @property {{ get: (worker: any) => WorkerUsage, set: (worker: any, usage: WorkerUsage) => void }} usage
  * @property {{ get: (worker: any) => AgentSnapshot | null }} agent
  */

@@ -1,6 +1,6 @@
 // @ts-check
 // What the sampler knows of one worker's process (daemon/metrics/sampler.js), and what its
-// agent last reported; kept in the daemon's stores (worker/store.js).
+// agent last reported; kept in the daemon's stores (app/worker-stores.js).
 
 /**
  * @typedef {object} WorkerUsage the latest figures of one worker (all zero / null until sampled)
@@ -13,7 +13,7 @@
  * @property {{ used: number, total: number } | null} heap bytes, from the agent
  * @property {number | null} handles from the agent
  *
- * @typedef {import('./agent-report.js').AgentReport & { at: number }} AgentSnapshot
+ * @typedef {import('../worker/agent-report.js').AgentReport & { at: number }} AgentSnapshot
  */
 
 /** @returns {WorkerUsage} */

@@ -18,7 +18,7 @@ import { runProbe } from './probe.js'
  * @property {ProbeState | null} readiness
  * @property {ProbeState | null} liveness
  *
- * @typedef {import('../worker/store.js').WorkerStore<WorkerProbes>} ProbeStore
+ * @typedef {{ get: (worker: Worker) => WorkerProbes, set: (worker: Worker, probes: WorkerProbes) => void, clear: (worker: Worker) => void }} ProbeStore
  */
 
 const KINDS = /** @type {const} */ (['readiness', 'liveness'])
@@ -151,7 +151,7 @@ function askAgent (worker, probe, signal, id) {
 }
 
 /**
- * The agent's answer as a verdict: an http status as checks.js judges one.
+ * The agent's answer as a verdict: an http status as worker/checks.js judges one.
  * @param {ProbeConfig} probe
  * @param {{ status?: unknown, error?: unknown }} answer
  * @returns {CheckResult}
@@ -170,7 +170,7 @@ export function judge (probe, { status, error }) {
  * worker would only bounce each connection between them). Called whenever a worker changes.
  * @param {Worker[]} workers the app's
  * @param {'rr' | 'os'} balance
- * @param {import('../worker/store.js').WorkerStore<number | null>} gates the pid each worker's gate
+ * @param {{ get: (worker: Worker) => number | null, set: (worker: Worker, pid: number | null) => void }} gates the pid each worker's gate
  *   holds closed; this function is its one writer
  */
 export function gateUnready (workers, balance, gates) {

@@ -7,7 +7,7 @@ import { SupError } from '../../ipc/errors.js'
 import { lockApps, movesNode, restartWorkers, updateConfig } from '../app/app.js'
 import { DEFAULT_LIMITS, checkLimits, freeInstances, resolveScale } from './plan.js'
 import { canRoll, rollWorkers } from './rollout.js'
-import { reviseRevision } from '../app/revision.js'
+import { reviseRevision } from '../worker/revision.js'
 
 /**
  * @typedef {import('../app/app.js').App} App

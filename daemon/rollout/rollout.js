@@ -12,7 +12,7 @@ const RETIRE_GRACE = 5000
 
 /**
  * @typedef {import('../worker/worker.js').Worker} Worker
- * @typedef {import('../app/revision.js').Revision} Revision
+ * @typedef {import('../worker/revision.js').Revision} Revision
  * @typedef {{ config: import('../../ipc/app-config.js').AppConfig, sockets?: import('../sockets/held-sockets.js').HeldSockets | null }} Serving
  *   what decides how workers can be replaced: their settings and the sockets the daemon holds
  * @typedef {{ id: number, instance: number, pid: number | null }} WorkerRef

@@ -6,7 +6,7 @@ import cluster from 'node:cluster'
 import { listDescendants, listMarked, readProcess, sendSignal, signalRecorded } from './process-tree.js'
 import { spawnWorker } from './spawn.js'
 import { Primaries } from '../node-runtime/primaries.js'
-import { checkFor } from '../probes/checks.js'
+import { checkFor } from './checks.js'
 
 /**
  * @typedef {{ setTimeout: (fn: () => void, ms: number) => any, clearTimeout: (timer: any) => void }} Timers

@@ -2,19 +2,19 @@
 // One worker slot of an app: its id, instance, the revision it runs and its lifecycle state;
 // it carries out the effects the pure transition table asks for (spawn, signals, timers), the
 // only place that does so. What others know of it (figures, probe verdicts) is kept in their
-// stores (worker/store.js); its row in `sup ls` is a projection (app/worker-row.js).
+// stores (app/worker-stores.js); its row in `sup ls` is a projection (app/worker-row.js).
 import { randomBytes } from 'node:crypto'
 import { EventEmitter } from 'node:events'
 import { APP_MESSAGES, toAgent } from '../../ipc/agent-protocol.js'
 import { STATUS, initialState, isRunning, transition } from './lifecycle.js'
-import { readAgentReport } from '../metrics/agent-report.js'
+import { readAgentReport } from './agent-report.js'
 import { realEffects } from './effects.js'
 import { TOKEN_VAR } from './process-tree.js'
 import { buildWorkerEnv, usesAgent } from './spawn.js'
 import { resolveRuntime } from '../node-runtime/resolve.js'
 
 /**
- * @typedef {import('../app/revision.js').Revision} Revision
+ * @typedef {import('./revision.js').Revision} Revision
  * @typedef {Pick<import('../logs/sink.js').LogSink, 'attach'>} LogInlet where its output goes
  */
 

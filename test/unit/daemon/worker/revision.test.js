@@ -2,7 +2,7 @@
 // A revision is frozen; the next one is made only when something changes.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { makeRevision, reviseRevision } from '../../../../daemon/app/revision.js'
+import { makeRevision, reviseRevision } from '../../../../daemon/worker/revision.js'
 import { appConfig } from '../../../helpers/fake-effects.js'
 
 test('a revision and what it holds are frozen', () => {
@@ -16,7 +16,7 @@ test('a frozen config is kept as it is, not copied', () => {
   assert.equal(makeRevision(config, {}).config, config)
 })
 
-/** @type {Array<[string, (r: import('../../../../daemon/app/revision.js').Revision) => Parameters<typeof reviseRevision>[1], boolean]>} */
+/** @type {Array<[string, (r: import('../../../../daemon/worker/revision.js').Revision) => Parameters<typeof reviseRevision>[1], boolean]>} */
 const rows = [
   ['nothing given: the same revision', () => ({}), true],
   ['the same config and environment: the same revision', (r) => ({ config: r.config, shellEnv: r.shellEnv }), true],

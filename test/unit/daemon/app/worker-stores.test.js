@@ -3,7 +3,7 @@
 // per id: a reload hands an id on), back to empty when cleared.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { WorkerStore, createWorkerStores } from '../../../../daemon/worker/store.js'
+import { WorkerStore, createWorkerStores } from '../../../../daemon/app/worker-stores.js'
 import { emptyUsage } from '../../../../daemon/metrics/usage.js'
 
 /** @type {Array<[string, (store: WorkerStore<number>, a: object, b: object) => unknown, unknown]>} */
