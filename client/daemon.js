@@ -1,9 +1,9 @@
 // @ts-check
 // Connect to the daemon of this SUP_HOME, starting it first when asked to and none runs.
-import { readFileSync } from 'node:fs'
 import { SupError } from '../ipc/errors.js'
 import { isProcessRunning } from '../ipc/process-status.js'
 import { PROTOCOL_VERSION } from '../ipc/version.js'
+import { ensureHome, readOwnFileSync } from '../ipc/safe-fs.js'
 import { connect } from '../ipc/transport.js'
 import { START_TIMEOUT, startDaemon } from './spawn-daemon.js'
 
@@ -22,6 +22,8 @@ const NO_ACCESS = new Set(['EACCES', 'EPERM'])
  * @returns {Promise<import('../ipc/transport.js').Connection>}
  */
 export async function connectDaemon (paths, { start = false, daemonEnv = {}, pipeline = false, early = null } = {}) {
+  // A home someone else made or can write is refused before anything in it is used.
+  ensureHome(paths)
   let conn
   try {
     if (start && early) {
@@ -73,7 +75,7 @@ async function connectWithRetry (socketPath) {
  */
 export function readDaemonPid (paths) {
   try {
-    const pid = Number.parseInt(readFileSync(paths.pidFile, 'utf8'), 10)
+    const pid = Number.parseInt(readOwnFileSync(paths.pidFile, 64), 10)
     return Number.isInteger(pid) ? pid : null
   } catch {
     return null

@@ -4,12 +4,13 @@
 // it loads the CLI: the daemon boots on one core while the CLI loads on the other, and the
 // command waits for the slower of the two instead of both (docs/benchmarks.md, cold start).
 import { spawn } from 'node:child_process'
-import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
+import { closeSync, existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { readHandshake } from '../ipc/daemon-handshake.js'
 import { SupError } from '../ipc/errors.js'
 import { readListenFds, withListenPid, withoutListenVars } from '../ipc/listen-fds.js'
 import { resolvePaths } from '../ipc/paths.js'
+import { APPEND_FLAGS, ensureHome, openOwnFileSync } from '../ipc/safe-fs.js'
 
 const DAEMON_MAIN = fileURLToPath(new URL('../daemon/main.cjs', import.meta.url))
 /**
@@ -58,8 +59,8 @@ export function prestartDaemon (argv, env) {
  * @param {Record<string, string>} [daemonEnv] added to our environment for the daemon
  */
 export async function startDaemon (paths, daemonEnv = {}) {
-  mkdirSync(paths.home, { recursive: true, mode: 0o700 })
-  const log = openSync(paths.daemonLog, 'a', 0o600)
+  ensureHome(paths, { create: true })
+  const log = openOwnFileSync(paths.daemonLog, APPEND_FLAGS)
   // Socket-activated (systemd ran this CLI, e.g. the unit's `sup ping`): the sockets are for
   // the daemon. They keep their numbers (3, 4, …; the IPC channel comes after them) and a shell
   // exec()s the daemon with LISTEN_PID set to its own pid, as systemd does after its fork.

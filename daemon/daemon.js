@@ -3,6 +3,7 @@
 // foreground one for containers (bin/sup-runtime.js): take the lock, read the dump, open the
 // socket, supervise; on shutdown stop every app, mark the dump cleanly stopped, close.
 import { mkdirSync, readFileSync } from 'node:fs'
+import { ensureHome } from '../ipc/safe-fs.js'
 import { balanceFromEnv } from '../ipc/balance.js'
 import { LISTEN_VARS } from '../ipc/listen-fds.js'
 import { resolvePaths } from '../ipc/paths.js'
@@ -51,7 +52,7 @@ export const { version } = JSON.parse(readFileSync(new URL('../package.json', im
  */
 export async function openDaemon ({ env, argv = [], logger, persist, onKill, reopenLog }) {
   const paths = resolvePaths(env)
-  mkdirSync(paths.home, { recursive: true, mode: 0o700 })
+  ensureHome(paths, { create: true })
   mkdirSync(paths.logs, { recursive: true, mode: 0o700 })
   const balance = balanceFromEnv(env)
   const { sampleInterval, metrics, shutdownWithMessage, pidFile } = readDaemonOptions(argv, env, paths.home)

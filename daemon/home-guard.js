@@ -5,6 +5,7 @@
 // (an inotify watch on the home for speed, a slow stat as the fallback) and puts the home back
 // the way it was: folders, daemon.pid, the socket, the log files and the state file.
 import { mkdirSync, statSync, watch } from 'node:fs'
+import { ensureHome } from '../ipc/safe-fs.js'
 import { basename } from 'node:path'
 
 /** How long the home must stay quiet after a change before it is checked (an `rm -rf` is many events). */
@@ -64,7 +65,8 @@ export function guardHome ({ paths, logger, socketIno, restore }) {
     restoring = (async () => {
       logger.warn({ home: paths.home }, 'SUP_HOME lost its socket (deleted?); putting it back')
       try {
-        mkdirSync(paths.home, { recursive: true, mode: 0o700 })
+        // Remade as a new home would be: a folder someone else put there meanwhile is refused.
+        ensureHome(paths, { create: true })
         mkdirSync(paths.logs, { recursive: true, mode: 0o700 })
         await restore()
         logger.info({ home: paths.home }, 'SUP_HOME restored')

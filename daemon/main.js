@@ -2,7 +2,7 @@
 // The detached daemon's entry point. Started by the CLI (own session, stdout/stderr to
 // daemon.log, an IPC channel for its first word: ipc/daemon-handshake.js), or in the
 // foreground by hand.
-import { fstatSync, statSync } from 'node:fs'
+import { fstatSync, lstatSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { failedWord, readyWord } from '../ipc/daemon-handshake.js'
 import { toSupError } from '../ipc/errors.js'
@@ -61,7 +61,8 @@ openDaemon({ env: process.env, argv: process.argv.slice(2), logger, persist: tru
 function isFile (fd, path) {
   try {
     const a = fstatSync(fd)
-    const b = statSync(path)
+    // lstat: a symlink at daemon.log is not the file the CLI opened (it opens without following one)
+    const b = lstatSync(path)
     return a.ino === b.ino && a.dev === b.dev
   } catch {
     return false

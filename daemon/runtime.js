@@ -4,9 +4,10 @@
 // against it) without dump.json; app lines go to stdout/stderr prefixed with the app, sup's
 // own lines to stderr. SIGTERM/SIGINT stop everything gracefully and exit 0; an errored app
 // (crash loop) stops everything and exits 1, so the orchestrator's restart policy takes over.
-import { closeSync, mkdirSync, openSync } from 'node:fs'
+import { closeSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { resolvePaths } from '../ipc/paths.js'
+import { APPEND_FLAGS, ensureHome, openOwnFileSync } from '../ipc/safe-fs.js'
 import { toSupError } from '../ipc/errors.js'
 import { openDaemon, survivePanics, version } from './daemon.js'
 import { describeState, failedWhenStopped, runtimeVerdict } from './runtime-verdict.js'
@@ -31,9 +32,16 @@ const FORWARDED = /** @type {const} */ (['SIGHUP', 'SIGUSR2'])
 export async function runForeground ({ configs, json, env, out, err }) {
   const say = sayer(json, err)
   const paths = resolvePaths(env)
-  mkdirSync(paths.home, { recursive: true, mode: 0o700 })
   // The daemon's own pino log stays in daemon.log; stdout and stderr are the apps'.
-  const logFd = openSync(paths.daemonLog, 'a', 0o600)
+  let logFd
+  try {
+    ensureHome(paths, { create: true })
+    logFd = openOwnFileSync(paths.daemonLog, APPEND_FLAGS)
+  } catch (error) {
+    const supErr = toSupError(error)
+    say('error', supErr.message, supErr.code)
+    return 1
+  }
   /** @type {typeof import('pino').default} */
   const pino = createRequire(import.meta.url)('pino')
   const logger = pino({ base: { pid: process.pid } }, pino.destination({ fd: logFd, sync: false }))

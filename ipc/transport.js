@@ -3,6 +3,7 @@
 // paired with responses by id, events handed to listeners.
 import { EventEmitter } from 'node:events'
 import { SupError } from './errors.js'
+import { verifySocket } from './safe-fs.js'
 import { closeError, decodeReply, encodeRequest } from './client-frames.js'
 import { CLOSE_ABNORMAL, CLOSED, OPEN, UnixWebSocket } from './ws-client.js'
 
@@ -13,6 +14,9 @@ import { CLOSE_ABNORMAL, CLOSED, OPEN, UnixWebSocket } from './ws-client.js'
  */
 export function connect (socketPath) {
   return new Promise((resolve, reject) => {
+    // A socket another user put in our place would hear whatever we send (a start request
+    // carries the whole environment): check it is our own before connecting.
+    verifySocket(socketPath)
     const ws = new UnixWebSocket(socketPath)
     const onError = (/** @type {Error} */ err) => reject(err)
     ws.once('error', onError)

@@ -9,6 +9,7 @@ import { EventEmitter } from 'node:events'
 import { truncate } from 'node:fs/promises'
 import { finished } from 'node:stream/promises'
 import { setTimeout as delay } from 'node:timers/promises'
+import { batchReads } from './batch-reads.js'
 import { LOG_DEFAULTS, rotationFor } from './defaults.js'
 import { LOG_FILE_LIMITS } from './file.js'
 import { LogFiles } from './files.js'
@@ -157,6 +158,7 @@ export class LogSink extends EventEmitter {
     })
     readable.on('close', disarm)
     readable.on('error', () => {})
+    batchReads(readable, { timers: this.timers })
   }
 
   /**

@@ -1,11 +1,13 @@
 // @ts-check
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { closeSync, constants, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { setTimeout as delay } from 'node:timers/promises'
 import { test } from 'node:test'
+import { Agent, request } from 'node:http'
 import { gunzipSync } from 'node:zlib'
-import { APPS, useSupHome, waitForRows } from '../helpers/sup.js'
+import { APPS, SUP_BIN, freePort, useSupHome, waitForRows } from '../helpers/sup.js'
 
 /**
  * The lines of `name` and of its rotations (gzipped ones unpacked), by file.
@@ -63,6 +65,102 @@ test('200,000 lines from 4 workers through many rotations: each line in exactly 
   const [status] = info.log_files
   assert.equal(status.dropped_lines, 0)
   t.diagnostic(`${workers * perWorker} lines, ${rotated.length} rotations (describe saw ${status.rotations} before the last lines), 0 lost, ${took} ms from start to daemon stopped`)
+})
+
+/**
+ * `total` keep-alive GETs over `connections` connections, each to a path of its own (/0, /1, …).
+ * @param {number} port
+ * @param {number} total
+ * @param {number} connections
+ * @param {string} [prefix]
+ * @returns {Promise<number>} requests answered
+ */
+async function keepAliveLoad (port, total, connections, prefix = '/') {
+  const agent = new Agent({ keepAlive: true, maxSockets: connections })
+  let next = 0
+  let answered = 0
+  const get = (/** @type {number} */ i) => new Promise((resolve, reject) => {
+    request({ host: '127.0.0.1', port, path: `${prefix}${i}`, agent, timeout: 10_000 }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(undefined))
+    }).on('error', reject).on('timeout', function () { this.destroy(new Error('request timed out')) }).end()
+  })
+  const loop = async () => {
+    while (next < total) {
+      await get(next++)
+      answered++
+    }
+  }
+  try {
+    await Promise.all(Array.from({ length: connections }, loop))
+  } finally {
+    agent.destroy()
+  }
+  return answered
+}
+
+test('a line per request from 2 workers under keep-alive load: every line in the files, in order per worker, none torn, through rotations; sup logs follows them all', async (t) => {
+  const home = useSupHome(t)
+  const port = await freePort()
+  const total = 12_000
+  const start = await home.sup(['start', join(APPS, 'request-log.js'), '-i', '2', '--name', 'reqlog', '--log-max-size', '64K', '--log-retain', '1000'],
+    { env: { PORT: String(port) } })
+  assert.equal(start.code, 0, start.stderr)
+  // A follower, as `sup logs -f` is used: it must see every line too.
+  const follower = spawn(process.execPath, [SUP_BIN, 'logs', 'reqlog', '--raw', '--lines', '0'], { env: { ...process.env, SUP_HOME: home.home }, stdio: ['ignore', 'pipe', 'ignore'] })
+  t.after(() => follower.kill('SIGKILL'))
+  let followed = 0
+  let seen = ''
+  const followedAll = new Promise((resolve) => {
+    follower.stdout.setEncoding('utf8').on('data', (/** @type {string} */ text) => {
+      seen += text
+      const end = seen.lastIndexOf('\n') + 1
+      for (const line of seen.slice(0, end).split('\n')) if (/^\d+:\d+:\/\d+x+$/.test(line)) followed++
+      seen = seen.slice(end)
+      if (followed >= total) resolve(undefined)
+    })
+  })
+  // The follower is subscribed once it prints a line: warm-up requests (/w) until it does.
+  const subscribed = new Promise((resolve) => follower.stdout.once('data', resolve))
+  for (let i = 0; !(await Promise.race([subscribed.then(() => true), delay(200, false)])); i++) {
+    assert.ok(i < 50, 'sup logs printed a warm-up line within 10 s')
+    await keepAliveLoad(port, 1, 1, '/w')
+  }
+  assert.equal(await keepAliveLoad(port, total, 32), total)
+  await Promise.race([followedAll, delay(20_000, undefined, { ref: false })])
+  assert.equal(followed, total, 'sup logs printed every line')
+  // Stopping the daemon writes what is queued and closes the files.
+  assert.equal((await home.sup(['kill'])).code, 0)
+
+  /** @type {Map<string, number[]>} sequence numbers by pid, in file order */
+  const byPid = new Map()
+  const paths = new Set()
+  let rotations = 0
+  for (const instance of [0, 1]) {
+    const files = readRotated(home.paths.logs, `reqlog-out-${instance}`)
+    // Rotated names carry the time of the rotation: in name order, then the live file.
+    const live = `reqlog-out-${instance}.log`
+    const names = [...Object.keys(files).filter((name) => name !== live).sort(), live]
+    rotations += names.length - 1
+    for (const name of names) {
+      for (const line of files[name]) {
+        const m = /^(\d+):(\d+):(\/w?\d+)x{160}$/.exec(line)
+        assert.ok(m, `a whole line in ${name}: ${line.slice(0, 80)}`)
+        const seqs = byPid.get(m[1]) ?? []
+        seqs.push(Number(m[2]))
+        byPid.set(m[1], seqs)
+        if (!m[3].startsWith('/w')) paths.add(m[3])
+      }
+    }
+  }
+  assert.equal(byPid.size, 2, 'both workers logged')
+  for (const [pid, seqs] of byPid) {
+    const firstOff = seqs.findIndex((n, i) => n !== i + 1)
+    assert.equal(firstOff, -1, `worker ${pid}: lines 1..${seqs.length} in order (line ${firstOff + 1} is ${seqs[firstOff]})`)
+  }
+  assert.equal(paths.size, total, 'a line for every request')
+  assert.ok(rotations >= 10, `rotated many times (${rotations})`)
+  t.diagnostic(`${total} requests, ${rotations} rotations, ${[...byPid.values()].map((s) => s.length).join(' + ')} lines`)
 })
 
 test('an unwritable log path is an error in ls and describe, never a crash', async (t) => {

@@ -2,17 +2,17 @@
 // reaching the files, the daemon's CPU per MiB, lines lost (each line carries its pid and a
 // sequence number, so a missing one is found), against the floor of 4 `node spew.js > file`
 // (no supervisor on the path) and PM2. (2) An HTTP app logging one line per request under
-// keep-alive load: its throughput with the log against without, lines lost, daemon CPU.
+// keep-alive load, cluster and fork mode, node and Python (logs-requests.js): its throughput
+// with the log against without and against the same app with its stdout on a file.
 import { spawn } from 'node:child_process'
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { runLoad } from '../lib/load.js'
 import { cpuTime, isAlive, sleep, waitForGone } from '../lib/procs.js'
 import { target } from '../lib/report.js'
-import { serve } from '../lib/serve.js'
 import { app, pm2Home, supHome } from '../lib/sides.js'
-import { fmt, interleave, median, ratio, times } from '../lib/stats.js'
+import { fmt, interleave, median } from '../lib/stats.js'
+import { runRequestLog } from './logs-requests.js'
 
 const MiB = 1024 * 1024
 const WORKERS = 4
@@ -45,54 +45,9 @@ export async function run (ctx) {
     target('sup lines lost, not counted as dropped', Math.max(...spews.sup.map((r) => r.lost - r.dropped)), '<=', 0, String(Math.max(...spews.sup.map((r) => r.lost - r.dropped))))
   )
 
-  // (2) Request logging under load: the same app with LOG=1 and LOG=0, two workers.
-  const reqSides = ['sup-nolog', 'sup-log', ...(ctx.pm2 ? ['pm2-nolog', 'pm2-log'] : [])]
-  /** @type {Record<string, { served: import('../lib/serve.js').Served, requests: number }>} */
-  const up = {}
-  for (const side of reqSides) {
-    const kind = /** @type {'sup' | 'pm2'} */ (side.startsWith('sup') ? 'sup' : 'pm2')
-    process.env.LOG = side.endsWith('-log') ? '1' : '0'
-    const served = await serve(ctx, kind, { script: app('hello-log.js'), workers: 2, name: 'reqlog' })
-    up[side] = { served, requests: 0 }
-  }
-  delete process.env.LOG
-  const seconds = ctx.pick(4, 2)
-  const reqRuns = await interleave(ctx, reqSides, ctx.pick(3, 2), async (side) => {
-    const { served } = up[side]
-    up[side].requests += (await runLoad({ loader: ctx.loader, port: served.port, connections: 32, seconds: 1 })).requests
-    const cpu0 = served.daemonPid ? cpuTime(served.daemonPid) : 0
-    const t0 = performance.now()
-    const result = await runLoad({ loader: ctx.loader, port: served.port, connections: 64, seconds })
-    const cpu = served.daemonPid ? 100 * (cpuTime(served.daemonPid) - cpu0) / (performance.now() - t0) : NaN
-    up[side].requests += result.requests
-    return { rps: result.rps, cpu, errors: result.errors + result.non2xx }
-  })
-  /** @type {Record<string, { rps: number, cpu: number, lines: number, requests: number }>} */
-  const req = {}
-  for (const side of reqSides) {
-    await sleep(1000)
-    const dir = join(/** @type {string} */ (up[side].served.home), 'logs')
-    const lines = countLines(dir, 'reqlog-out')
-    req[side] = { rps: median(reqRuns[side].map((r) => r.rps)), cpu: median(reqRuns[side].map((r) => r.cpu)), lines, requests: up[side].requests }
-    await up[side].served.stop()
-  }
-  for (const side of reqSides) {
-    const r = req[side]
-    const log = side.endsWith('-log')
-    const base = req[side.replace('-log', '-nolog')]
-    rows.push([`HTTP, 2 workers, ${log ? 'a log line per request' : 'no log'}`, side.startsWith('sup') ? 'sup' : 'PM2',
-      `${fmt(r.rps)} req/s${log ? ` (${times(ratio(r.rps, base.rps))} of no log)` : ''}`, log ? `${fmt(r.lines)} lines` : '—', `daemon ${fmt(r.cpu, 1)} % CPU`,
-      log ? `${Math.max(0, r.requests - r.lines)} lost (${fmt(r.requests)} answered)` : ''])
-  }
-  figures.requestLog = { medians: req, runs: reqRuns }
-  targets.push(
-    target('sup: HTTP throughput with a request log / without', ratio(req['sup-log'].rps, req['sup-nolog'].rps), '>=', 0.9, times(ratio(req['sup-log'].rps, req['sup-nolog'].rps))),
-    target('sup: request log lines lost', Math.max(0, req['sup-log'].requests - req['sup-log'].lines), '<=', 0, String(Math.max(0, req['sup-log'].requests - req['sup-log'].lines)))
-  )
-  if (ctx.pm2) {
-    targets.push(target('sup / PM2 throughput with a request log', ratio(req['sup-log'].rps, req['pm2-log'].rps), '>=', 1, times(ratio(req['sup-log'].rps, req['pm2-log'].rps))))
-  }
-  ctx.note('lines lost = lines missing from the files; dropped = lines the backpressure policy dropped and counted (docs/logs.md). For the HTTP app, lost = requests answered − lines in the files, so a request still in flight when the load stops counts as logged.')
+  // (2) Request logging under load: cluster and fork mode, node and Python, against the floor.
+  await runRequestLog(ctx, { rows, targets, figures })
+  ctx.note('lines lost = lines missing from the files; dropped = lines the backpressure policy dropped and counted (docs/logs.md). For the HTTP app, lost = requests answered − lines in the files, so a request still in flight when the load stops counts as logged. The floor of the HTTP app is the same app with its stdout on a file: under a hand-written node:cluster primary whose workers inherit it (cluster), or `app > file` (fork).')
   return { header: ['load', 'side', 'MiB/s · req/s', 'lines/s · lines', 'daemon CPU', 'lines lost'], rows, figures, targets }
 }
 
@@ -199,17 +154,6 @@ function bytesIn (dir, prefix) {
     try { sum += statSync(join(dir, name)).size } catch {} // renamed by a rotation meanwhile
   }
   return sum
-}
-
-/** @param {string} dir @param {string} prefix */
-function countLines (dir, prefix) {
-  let count = 0
-  for (const name of safeList(dir)) {
-    if (!name.startsWith(prefix)) continue
-    const text = readFileSync(join(dir, name), 'latin1')
-    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) count++
-  }
-  return count
 }
 
 /** Distinct (pid, seq) lines of spew.js in the files of `dir`. @param {string} dir */
