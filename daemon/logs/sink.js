@@ -3,7 +3,7 @@
 // §7), kept in a ring for `sup logs`, and emitted as 'line' for subscribers. A file that
 // cannot keep up pauses the worker's stream (the pipe fills and the worker waits, as with a
 // slow terminal), but never for longer than a stalled disk deserves: then lines are dropped
-// and counted instead (daemon/log-file.js). Emits 'line' for each line, and 'status' when the
+// and counted instead (daemon/logs/file.js). Emits 'line' for each line, and 'status' when the
 // error of one of its files appears or clears.
 import { EventEmitter } from 'node:events'
 import { truncate } from 'node:fs/promises'

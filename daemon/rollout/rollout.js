@@ -1,7 +1,7 @@
 // @ts-check
 // Carries out a rolling replacement: start new workers, wait until each is ready (bounded by
 // listen_timeout), retire old ones by draining them, and give up, keeping the old workers,
-// when a new one fails. What to do next comes from reload-plan.js; this file does the waiting.
+// when a new one fails. What to do next comes from plan.js; this file does the waiting.
 import { EventEmitter } from 'node:events'
 import { STATUS, isStoppingOrStopped } from '../worker/lifecycle.js'
 import { tolerateTimeout, until, withDeadline } from '../until.js'

@@ -181,7 +181,7 @@ let setprivPath = null
  * on Linux, util-linux's `setpriv --pdeathsig` asks the kernel to send it SIGTERM when the
  * daemon's thread that spawned it ends, then exec()s the real command, so the worker keeps the
  * same pid and nothing stays in between. Node cannot call prctl(PR_SET_PDEATHSIG) itself.
- * Where setpriv is missing, the next daemon still stops the orphan (daemon/reap-previous.js).
+ * Where setpriv is missing, the next daemon still stops the orphan (daemon/dump/reap-previous.js).
  * @param {{ command: string, args: string[], node: boolean }} cmd
  */
 export function withParentDeathSignal (cmd) {
