@@ -92,7 +92,11 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   const endpoint = new MetricsEndpoint({ logger, collect: () => workers().map((worker) => exportWorker(worker, usage.get(worker))) })
   const persistence = persist ? new Persistence({ file: paths.state, saveFile: paths.dump, supervisor, logger, version, daemonEnv: env }) : null
   // Requests wait for this (server.js), so `sup ls` right after a crash shows the restored apps.
-  const ready = loaded.then(() => persistence?.open()).catch((err) => {
+  // Persistence proposes what the dump held; the Supervisor carries it out, not awaited past
+  // the registering: a dependent may wait for its dependencies up to their start deadlines.
+  const ready = loaded.then(() => persistence?.open()).then((proposal) => {
+    if (proposal) supervisor.restore(proposal).launched.catch((err) => logger.error({ err }, 'restoring apps failed'))
+  }).catch((err) => {
     logger.error({ err }, 'could not read the dump; starting without it')
   })
   const startedAt = Date.now()

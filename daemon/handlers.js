@@ -82,7 +82,10 @@ export const HANDLERS = {
     return { flushed: sinks.map((sink) => sink.config.name) }
   },
   'dump.save': (params, { persistence }) => needDump(persistence).save({ force: params.force }),
-  'dump.resurrect': (params, { persistence }) => needDump(persistence).resurrect(params.shellEnv ?? {}),
+  async 'dump.resurrect' (params, { persistence, supervisor }) {
+    const { restore, ...found } = await needDump(persistence).proposeResurrect(params.shellEnv ?? {})
+    return { ...found, ...await supervisor.resurrect(restore) }
+  },
   async 'settings.set' (params, { supervisor, settings }) {
     await settings.set(params.entries)
     // As PM2's `pm2 set`: the app of that name restarts with its new values, once

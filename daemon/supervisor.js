@@ -169,6 +169,35 @@ export class Supervisor extends EventEmitter {
   }
 
   /**
+   * Carry out a restore that Persistence proposes (after a crash, or `sup resurrect`): register
+   * the apps not running now (checked here, with no await before the last is registered: two
+   * restores never both add one), then start the workers that ran, in depends_on order.
+   * @param {import('./dump/persistence.js').RestoreProposal} proposal
+   * @returns {{ batch: Array<{ app: App, workers: Worker[] }>, launched: Promise<void> }}
+   */
+  restore ({ apps, shellEnv, restored }) {
+    const batch = apps.filter((entry) => !this.apps.has(entry.config.name)).map((entry) => {
+      const config = Object.freeze({ ...entry.config, instances: entry.workers.length })
+      const app = this.addApp(config, shellEnv)
+      app.restored = restored
+      this.logger.info({ app: config.name, from: restored.from, instances: config.instances }, 'restoring app')
+      return { app, workers: app.workers.filter((worker, i) => entry.workers[i].run) }
+    })
+    return { batch, launched: this.launchInOrder(batch) }
+  }
+
+  /**
+   * `sup resurrect`: a restore, answered once the first attempt of every worker it starts is decided.
+   * @param {import('./dump/persistence.js').RestoreProposal} proposal
+   */
+  async resurrect (proposal) {
+    const { batch, launched } = this.restore(proposal)
+    await launched
+    await settle(batch.flatMap((entry) => entry.workers.filter((w) => !w.state.held)), isDecided).catch(tolerateTimeout)
+    return { apps: batch.map((entry) => entry.app.name), workers: batch.flatMap((entry) => entry.workers.map((w) => entry.app.row(w))) }
+  }
+
+  /**
    * Restart every worker of an app with new settings (and environment), resized to the new
    * number of instances.
    * @param {App} app
