@@ -95,7 +95,8 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   // Persistence proposes what the dump held; the Supervisor carries it out, not awaited past
   // the registering: a dependent may wait for its dependencies up to their start deadlines.
   const ready = loaded.then(() => persistence?.open()).then((proposal) => {
-    if (proposal) supervisor.restore(proposal).launched.catch((err) => logger.error({ err }, 'restoring apps failed'))
+    if (!proposal) return
+    return supervisor.restore(proposal).then(({ launched }) => { launched.catch((err) => logger.error({ err }, 'restoring apps failed')) })
   }).catch((err) => {
     logger.error({ err }, 'could not read the dump; starting without it')
   })

@@ -104,9 +104,12 @@ export class Supervisor extends EventEmitter {
     checkDependencies(configs, new Map([...this.apps.values()].map((app) => [app.name, app.config.depends_on ?? []])))
     // A node, bun or deno that cannot be found refuses the start before anything runs.
     for (const config of configs) resolveRuntime(config, { ...shellEnv, ...config.env })
+    // Bound first: an address in use refuses the start before anything of it exists.
+    const sockets = await this.bindSockets(fresh)
+    this.refuseTaken(fresh, sockets)
     const restarting = present.map(({ app, config }) => this.restartApp(app, config, existing === 'restart' ? shellEnv : app.shellEnv))
     const apps = fresh.map((config) => {
-      const app = this.addApp(Object.freeze({ ...config }), shellEnv)
+      const app = this.addApp(Object.freeze({ ...config }), shellEnv, sockets.get(config.name))
       this.logger.info({ app: config.name, mode: config.exec_mode, instances: config.instances }, 'starting app')
       return app
     })
@@ -169,20 +172,58 @@ export class Supervisor extends EventEmitter {
   }
 
   /**
-   * Carry out a restore that Persistence proposes (after a crash, or `sup resurrect`): register
-   * the apps not running now (checked here, with no await before the last is registered: two
-   * restores never both add one), then start the workers that ran, in depends_on order.
-   * @param {import('./dump/persistence.js').RestoreProposal} proposal
-   * @returns {{ batch: Array<{ app: App, workers: Worker[] }>, launched: Promise<void> }}
+   * Bind the sockets the apps' `listen` settings ask the daemon to hold (fork mode), all or
+   * none: an address in use refuses them all. The listen helper is awaited, never waited for
+   * on the daemon's loop.
+   * @param {AppConfig[]} configs
+   * @returns {Promise<Map<string, HeldSockets>>} by app name
    */
-  restore ({ apps, shellEnv, restored }) {
+  async bindSockets (configs) {
+    /** @type {Map<string, HeldSockets>} */
+    const held = new Map()
+    try {
+      for (const config of configs) {
+        if (config.listen.length > 0 && config.exec_mode === 'fork') held.set(config.name, await HeldSockets.bind(config.listen, { app: config.name, inherited: this.inherited }))
+      }
+    } catch (err) {
+      for (const sockets of held.values()) sockets.close()
+      throw err
+    }
+    return held
+  }
+
+  /**
+   * Names taken while their sockets were bound (another start, a resurrect) refuse the start.
+   * @param {AppConfig[]} configs
+   * @param {Map<string, HeldSockets>} sockets
+   */
+  refuseTaken (configs, sockets) {
+    const taken = configs.find((config) => this.apps.has(config.name))
+    if (!taken) return
+    for (const held of sockets.values()) held.close()
+    throw new SupError('SUP_ERR_APP_ALREADY_EXISTS', { name: taken.name })
+  }
+
+  /**
+   * Carry out a restore that Persistence proposes (after a crash, or `sup resurrect`): bind
+   * what its apps hold, then register those not running now (checked here, with no await
+   * before the last is registered: two restores never both add one), then start the workers
+   * that ran, in depends_on order.
+   * @param {import('./dump/persistence.js').RestoreProposal} proposal
+   * @returns {Promise<{ batch: Array<{ app: App, workers: Worker[] }>, launched: Promise<void> }>}
+   */
+  async restore ({ apps, shellEnv, restored }) {
+    const configs = apps.filter((entry) => !this.apps.has(entry.config.name)).map((entry) => entry.config)
+    const sockets = await this.bindSockets(configs)
     const batch = apps.filter((entry) => !this.apps.has(entry.config.name)).map((entry) => {
       const config = Object.freeze({ ...entry.config, instances: entry.workers.length })
-      const app = this.addApp(config, shellEnv)
+      const app = this.addApp(config, shellEnv, sockets.get(config.name))
       app.restored = restored
       this.logger.info({ app: config.name, from: restored.from, instances: config.instances }, 'restoring app')
       return { app, workers: app.workers.filter((worker, i) => entry.workers[i].run) }
     })
+    // Bound for an app another restore registered meanwhile: let go.
+    for (const [name, held] of sockets) if (!batch.some((entry) => entry.app.name === name)) held.close()
     return { batch, launched: this.launchInOrder(batch) }
   }
 
@@ -191,7 +232,7 @@ export class Supervisor extends EventEmitter {
    * @param {import('./dump/persistence.js').RestoreProposal} proposal
    */
   async resurrect (proposal) {
-    const { batch, launched } = this.restore(proposal)
+    const { batch, launched } = await this.restore(proposal)
     await launched
     await settle(batch.flatMap((entry) => entry.workers.filter((w) => !w.state.held)), isDecided).catch(tolerateTimeout)
     return { apps: batch.map((entry) => entry.app.name), workers: batch.flatMap((entry) => entry.workers.map((w) => entry.app.row(w))) }
@@ -216,11 +257,10 @@ export class Supervisor extends EventEmitter {
    * Create an app, its workers stopped, and register it; its events become the supervisor's.
    * @param {import('../ipc/app-config.js').AppConfig} config
    * @param {Record<string, string>} shellEnv
+   * @param {HeldSockets | null} [sockets] what the daemon holds for it (bindSockets)
    * @returns {App}
    */
-  addApp (config, shellEnv) {
-    // Bound first: an address in use refuses the app before anything of it exists.
-    const sockets = config.listen.length > 0 && config.exec_mode === 'fork' ? HeldSockets.bind(config.listen, { app: config.name, inherited: this.inherited }) : null
+  addApp (config, shellEnv, sockets = null) {
     const app = new App({ config, shellEnv, sockets, logging: this.logging, logger: this.logger, nextId: () => this.takeId(), spareId: () => this.spareId(), effects: this.effects, agentEnv: this.agentEnv, shutdownWithMessage: this.shutdownWithMessage, stores: this.stores })
     for (const topic of ['app.state', 'log', 'reload.progress', 'event']) app.on(topic, (data) => this.emit(topic, data))
     app.on('trigger', (reason) => {

@@ -30,7 +30,7 @@ async function setup (t, file) {
   }
   // As the daemon does: what Persistence proposes, the Supervisor carries out.
   const proposal = await persistence.open()
-  if (proposal) supervisor.restore(proposal)
+  if (proposal) await supervisor.restore(proposal)
   /** `sup resurrect`, as its handler carries it out. @param {Record<string, string>} shellEnv */
   const resurrect = async (shellEnv) => {
     const { restore, ...found } = await persistence.proposeResurrect(shellEnv)
