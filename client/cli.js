@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { resolvePaths } from '../ipc/paths.js'
 import { SupError } from '../ipc/errors.js'
+import { escapeControls } from '../ipc/terminal-text.js'
 import { listingForm } from './spawn-daemon.js'
 
 /** @typedef {import('commander').Command} Command */
@@ -14,6 +15,7 @@ import { listingForm } from './spawn-daemon.js'
  * @typedef {object} CliIo
  * @property {(text: string) => void} out a line for stdout
  * @property {(text: string) => void} err a line for stderr
+ * @property {(text: string) => void} [warn] a warning for stderr, hushed by -s (none: err)
  * @property {NodeJS.ProcessEnv} env
  * @property {string} cwd
  * @property {Promise<unknown> | null} [earlyStart] a daemon start begun before the CLI was
@@ -184,11 +186,13 @@ export async function main (argv, io) {
   program.command('env <target>')
     .description('print the environment a worker runs with (a worker id; an app name prints each of its workers)')
     .option('--json', 'print JSON')
+    .option('--reveal', REVEAL)
     .action(action('env', (mod, ctx) => mod.run(ctx.args[0], ctx)))
 
   program.command('describe <target>').aliases(['show', 'info'])
     .description('show an app\'s config, log files and workers')
     .option('--json', 'print JSON')
+    .option('--reveal', REVEAL)
     .action(action('describe', (mod, ctx) => mod.run(ctx.args[0], ctx)))
 
   program.command('logs [target]')
@@ -198,7 +202,7 @@ export async function main (argv, io) {
     .addOption(new Option('--err', 'stderr only').conflicts('out'))
     .option('--out', 'stdout only')
     .option('--json', 'one JSON object per line')
-    .option('--raw', 'the lines alone, no app prefix (stderr lines on stderr)')
+    .option('--raw', 'the lines alone and as the app wrote them, no app prefix (stderr lines on stderr); without it, control characters are shown escaped (\\x1b)')
     .option('--timestamp [pattern]', 'put the time each line was written first (default pattern YYYY-MM-DD-HH:mm:ss)')
     .action(action('logs', (mod, ctx) => mod.run(ctx.args[0], ctx)))
 
@@ -277,6 +281,7 @@ export async function main (argv, io) {
   ]) {
     program.command(usage)
       .description(what)
+      .option('--reveal', REVEAL)
       .action(action('settings', (mod, ctx) => mod.run(verb, ctx.args, ctx)))
   }
 
@@ -287,6 +292,9 @@ export async function main (argv, io) {
   }
   return exitCode
 }
+
+/** What --reveal does, for each command that masks. */
+const REVEAL = 'show the values of secret-looking keys (*KEY*, *TOKEN*, *SECRET*, *PASSWORD*, *CREDENTIAL*; SUP_SECRET_KEYS) instead of ****'
 
 /**
  * @param {Command} program
@@ -355,13 +363,13 @@ function isSet (value) {
 }
 
 /**
- * -s/--silent: nothing on stdout; an error keeps its one line on stderr (PM2 drops even that,
- * leaving a script only the exit code to go on).
+ * -s/--silent: nothing on stdout, no warnings; an error keeps its one line on stderr (PM2
+ * drops even that, leaving a script only the exit code to go on).
  * @param {CliIo} io
  * @returns {CliIo}
  */
 function silence (io) {
-  return { ...io, out: () => {} }
+  return { ...io, out: () => {}, warn: () => {} }
 }
 
 /**
@@ -373,11 +381,12 @@ function reportError (err, io) {
   const e = /** @type {any} */ (err)
   // commander reports its own usage errors (already printed) and --help/--version as exits.
   if (typeof e?.code === 'string' && e.code.startsWith('commander.')) return e.exitCode ?? 1
+  // The message may come from a daemon or quote a config: shown, never obeyed by the terminal.
   if (err instanceof SupError) {
-    io.err(`sup: ${err.message}`)
+    io.err(`sup: ${escapeControls(err.message)}`)
     return 1
   }
-  io.err(`sup: ${e?.message ?? String(err)}`)
+  io.err(`sup: ${escapeControls(e?.message ?? String(err))}`)
   if (io.env.SUP_DEBUG || isSet(io.env.PM2_DEBUG)) io.err(String(e?.stack))
   return 1
 }

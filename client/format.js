@@ -1,5 +1,6 @@
 // @ts-check
 // Output for people: tables, durations, sizes, colour (off when not a TTY or NO_COLOR is set).
+import { escapeControls, escapeDeep } from '../ipc/terminal-text.js'
 
 let colorOff = false
 
@@ -84,7 +85,7 @@ export function renderWorkers (rows) {
     ['id', 'name', 'mode', 'pid', 'status', 'restarts', 'uptime', 'cpu', 'mem'],
     rows.map((r) => [
       String(r.id),
-      r.name,
+      escapeControls(r.name),
       r.mode,
       r.pid === null ? '-' : String(r.pid),
       paintStatus(r.status),
@@ -105,7 +106,8 @@ export function renderLogWarnings (rows) {
   const lines = []
   for (const r of rows) {
     const who = `${r.name}[${r.instance}]`
-    if (r.log_error) lines.push(`${paint('yellow', 'warning')}: ${who} ${r.log_error.message}`)
+    // The message may name a log path of the app's config: escaped (ipc/terminal-text.js).
+    if (r.log_error) lines.push(`${paint('yellow', 'warning')}: ${who} ${escapeControls(r.log_error.message)}`)
     else if (r.log_dropped_lines > 0) lines.push(`${paint('yellow', 'warning')}: ${who} ${r.log_dropped_lines} log line(s) (${formatBytes(r.log_dropped_bytes)}) dropped: the disk did not keep up (sup describe ${r.name})`)
   }
   return lines
@@ -161,11 +163,12 @@ export function reportResurrect (result, io, json = false) {
 }
 
 /**
- * @param {any} result a dump.resurrect answer
+ * @param {any} answer a dump.resurrect answer
  * @param {import('./cli.js').CliIo} io its warnings go to stderr
  * @returns {string[]} the lines for stdout
  */
-function resurrectLines (result, io) {
+function resurrectLines (answer, io) {
+  const result = escapeDeep(answer)
   for (const warning of result.warnings) io.err(`sup: warning: ${warning}`)
   if (result.source === null) return [`nothing to resurrect: no saved apps in ${result.file}`]
   if (result.apps.length === 0) return [`nothing to resurrect: every app in ${result.source} is already there (${result.skipped.join(', ') || 'none saved'})`]

@@ -84,7 +84,7 @@ export const APP_FIELDS = [
   { key: 'force_fork', input: 'boolean', default: false, fixed: true, cli: [{ flags: '-x, --fork-mode', help: 'fork mode even with -i' }] },
   { key: 'interpreter', input: 'custom', schema: nullableStr, default: null, aliases: ['exec_interpreter'], cli: [{ flags: '--interpreter <cmd>', help: 'run the script with this (python3, bash, none, ...); picked from the extension or shebang otherwise' }] },
   { key: 'runtime', input: 'custom', schema: nullableStr, default: null },
-  { key: 'interpreter_args', input: 'custom', schema: strList, default: [], aliases: ['node_args'], cli: [{ flags: '--node-args <args>', aliases: ['--interpreter-args'], help: 'arguments for node (or the interpreter), e.g. "--max-old-space-size=512"' }] },
+  { key: 'interpreter_args', input: 'custom', schema: strList, default: [], aliases: ['node_args', 'interpreterArgs'], cli: [{ flags: '--node-args <args>', aliases: ['--interpreter-args'], help: 'arguments for node (or the interpreter), e.g. "--max-old-space-size=512"' }] },
   { key: 'env', input: 'custom', schema: ENV_RECORD, default: {} },
   { key: 'instance_var', input: 'string', schema: { type: 'string', minLength: 1, maxLength: 256 }, default: 'NODE_APP_INSTANCE', cli: [{ flags: '--instance-var <name>', help: 'env var holding the instance number' }] },
   { key: 'increment_var', input: 'string', schema: nullableStr, default: null, cli: [{ flags: '--increment-var <name>', help: 'env var incremented per instance, e.g. PORT' }] },

@@ -4,6 +4,8 @@
 // test keeps the two in step. The codes are a type (ErrorCode): `new SupError('SUP_ERR_…')`
 // or `err.code === 'SUP_ERR_…'` with a code not in this table fails `npm run typecheck`.
 
+import { escapeControls } from './terminal-text.js'
+
 /** @typedef {{ message: string, exitCode?: number }} ErrorEntry */
 
 /** @satisfies {Record<string, ErrorEntry>} */
@@ -51,11 +53,12 @@ export const ERRORS = Object.freeze({
   SUP_ERR_LISTEN_FAILED: { message: 'cannot listen on {address} for app "{name}": {reason}' },
   SUP_ERR_CONFIG_SCRIPT_NOT_FOUND: { message: 'script "{script}" not found (looked in {cwd})' },
   SUP_ERR_CONFIG_SCRIPT_IS_DIRECTORY: { message: '"{script}" is a directory: name the file to run, e.g. {script}/index.js' },
-  SUP_ERR_CONFIG_INVALID_INSTANCES: { message: 'invalid instance count "{value}" (use a number, "max", 0 for max, or -N for CPUs minus N)' },
+  SUP_ERR_CONFIG_INVALID_INSTANCES: { message: 'invalid instance count "{value}": instances must be a number, "max", 0 (= max) or -N (CPUs minus N)' },
   SUP_ERR_CONFIG_INVALID_OPTION: { message: 'invalid {option} "{value}": {reason}' },
   SUP_ERR_CONFIG_INVALID_PROBE: { message: 'invalid {probe} probe {value}: {reason} (docs/probes.md)' },
   SUP_ERR_CONFIG_FILE_NOT_FOUND: { message: 'config file "{file}" not found' },
   SUP_ERR_CONFIG_FILE_SYNTAX: { message: 'config file {file}{where} could not be read: {reason}' },
+  SUP_ERR_CONFIG_FILE_TOO_LARGE: { message: 'config file {file} is {size} bytes, more than the {limit} sup reads (split its apps over several files)' },
   SUP_ERR_CONFIG_FILE_NO_APPS: { message: 'config file {file} has no apps (export { apps: [ { name, script } ] })' },
   SUP_ERR_CONFIG_WRITE_FAILED: { message: 'cannot write {file}: {reason} (check the permissions of the current directory)' },
   SUP_ERR_CONFIG_ONLY_NO_MATCH: { message: '--only {only} matches no app in {file} (it has: {names})' },
@@ -162,6 +165,6 @@ export function toSupError (err) {
  * @param {string} text
  */
 function printable (text) {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1))
+  // A tab too: the message is one line for a reader and a grep.
+  return escapeControls(text).replace(/\t/g, '\\t')
 }

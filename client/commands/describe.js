@@ -2,6 +2,8 @@
 // sup describe <name|id> [--json]
 import { connectDaemon } from '../daemon.js'
 import { formatBytes, formatDuration, renderTable, renderWorkers } from '../format.js'
+import { escapeControls, escapeDeep, stringifyForTerminal } from '../../ipc/terminal-text.js'
+import { maskSecrets, secretKeyTest } from '../mask-secrets.js'
 
 /**
  * @param {string} target
@@ -10,15 +12,18 @@ import { formatBytes, formatDuration, renderTable, renderWorkers } from '../form
 export async function run (target, { paths, io, opts }) {
   const conn = await connectDaemon(paths)
   try {
-    const info = await conn.request('app.describe', { target })
+    const described = await conn.request('app.describe', { target })
+    const answer = opts.reveal ? described : maskSecrets(described, secretKeyTest(io.env))
     if (opts.json) {
-      io.out(JSON.stringify(info, null, 2))
+      io.out(stringifyForTerminal(answer, 2))
       return 0
     }
+    // Every string of it (env, paths, script, git remote, messages) may be anyone's text.
+    const info = escapeDeep(answer)
     const { config } = info
     const rows = Object.entries(config)
       .filter(([key]) => key !== 'env')
-      .map(([key, value]) => [key, typeof value === 'string' ? value : JSON.stringify(value)])
+      .map(([key, value]) => [key, typeof value === 'string' ? value : escapeControls(JSON.stringify(value))])
     rows.push(['env', Object.keys(config.env).join(', ') || '(none of its own)'])
     const settings = Object.keys(info.settings ?? {})
     if (settings.length > 0) rows.push(['sup set', settings.join(', ')])

@@ -6,6 +6,7 @@ import { colorEnabled, paint } from '../format.js'
 import { formatDate } from '../../ipc/date-format.js'
 import { SupError } from '../../ipc/errors.js'
 import { CLOSE_SLOW_SUBSCRIBER } from '../../ipc/protocol.js'
+import { escapeControls, stringifyForTerminal } from '../../ipc/terminal-text.js'
 
 /** @typedef {import('../../ipc/events.js').SupEvent} SupEvent */
 
@@ -16,7 +17,7 @@ import { CLOSE_SLOW_SUBSCRIBER } from '../../ipc/protocol.js'
 export async function run (target, { paths, io, opts }) {
   const limit = Number(opts.lines)
   if (!Number.isInteger(limit) || limit < 1) throw new SupError('SUP_ERR_CLI_USAGE', { reason: `--lines must be a whole number above 0, not "${opts.lines}"` })
-  const print = opts.json ? (/** @type {SupEvent} */ e) => io.out(JSON.stringify(e)) : makePrinter(io)
+  const print = opts.json ? (/** @type {SupEvent} */ e) => io.out(stringifyForTerminal(e)) : makePrinter(io)
   // As sup ls: the history is on disk, and the daemon that reads it back starts on demand.
   const conn = await connectDaemon(paths, { start: true })
   /** @type {SupEvent[] | null} held back until the past ones are printed */
@@ -65,15 +66,6 @@ function makePrinter (io) {
     const where = e.id === null ? e.app : `${e.app}:${e.id}`
     const tint = LEVEL_COLOR[e.level] ?? null
     const kind = e.kind.padEnd(14)
-    io.out(`${formatDate(e.at, 'YYYY-MM-DD HH:mm:ss')}  ${where.padEnd(16)} ${tint ? paint(tint, kind, color) : kind} ${escapeText(e.message)}`)
+    io.out(`${formatDate(e.at, 'YYYY-MM-DD HH:mm:ss')}  ${where.padEnd(16)} ${tint ? paint(tint, kind, color) : kind} ${escapeControls(e.message)}`)
   }
-}
-
-/**
- * Control characters of an app's name or a reason shown, never obeyed, by the terminal.
- * @param {string} text
- */
-function escapeText (text) {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
 }

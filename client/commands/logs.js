@@ -5,6 +5,7 @@ import { colorEnabled, paint } from '../format.js'
 import { formatDate } from '../../ipc/date-format.js'
 import { SupError } from '../../ipc/errors.js'
 import { CLOSE_SLOW_SUBSCRIBER } from '../../ipc/protocol.js'
+import { escapeControls, stringifyForTerminal } from '../../ipc/terminal-text.js'
 
 /** @typedef {{ time: number, app: string, id: number, instance: number, stream: 'out' | 'err', line: string }} LogEntry */
 
@@ -16,7 +17,7 @@ export async function run (target, { paths, io, opts }) {
   const lines = Number(opts.lines)
   if (!Number.isInteger(lines) || lines < 0) throw new SupError('SUP_ERR_CLI_USAGE', { reason: `--lines must be a whole number, not "${opts.lines}"` })
   const stream = opts.err ? 'err' : opts.out ? 'out' : 'both'
-  const print = opts.json ? (/** @type {LogEntry} */ e) => io.out(JSON.stringify(e)) : makePrinter(io, opts)
+  const print = opts.json ? (/** @type {LogEntry} */ e) => io.out(stringifyForTerminal(e)) : makePrinter(io, opts)
   const conn = await connectDaemon(paths)
 
   // Subscribe before reading the ring, so no line falls between the two.
@@ -82,17 +83,20 @@ export const DEFAULT_TIMESTAMP = 'YYYY-MM-DD-HH:mm:ss'
 
 /**
  * @param {import('../cli.js').CliIo} io
- * @param {Record<string, any>} opts --raw: the line alone, stderr's on stderr (PM2's); --timestamp [pattern]:
- *   the time the line was written first, dayjs-style
+ * @param {Record<string, any>} opts --raw: the line alone and as the app wrote it, control characters
+ *   included, stderr's on stderr (PM2's); --timestamp [pattern]: the time the line was written first, dayjs-style
  */
 function makePrinter (io, opts) {
   const color = colorEnabled()
   const pattern = opts.timestamp === true ? DEFAULT_TIMESTAMP : opts.timestamp
   const stamp = pattern ? (/** @type {LogEntry} */ e) => `${formatDate(e.time, pattern)} ` : () => ''
   if (opts.raw) return (/** @type {LogEntry} */ e) => (e.stream === 'err' ? io.err : io.out)(`${stamp(e)}${e.line}`)
+  // An app's line may hold escape sequences (a title, a screen clear, a clipboard write):
+  // shown as \x1b..., never obeyed, unless --raw asks for the bytes.
   return (/** @type {LogEntry} */ entry) => {
-    const prefix = `${stamp(entry)}${entry.app}[${entry.instance}]`
-    if (entry.stream === 'err') io.out(`${paint('red', `${prefix} err |`, color)} ${entry.line}`)
-    else io.out(`${paint('cyan', `${prefix} out |`, color)} ${entry.line}`)
+    const prefix = `${stamp(entry)}${escapeControls(entry.app)}[${entry.instance}]`
+    const line = escapeControls(entry.line)
+    if (entry.stream === 'err') io.out(`${paint('red', `${prefix} err |`, color)} ${line}`)
+    else io.out(`${paint('cyan', `${prefix} out |`, color)} ${line}`)
   }
 }

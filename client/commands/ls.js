@@ -3,6 +3,7 @@
 import { connectDaemon } from '../daemon.js'
 import { SupError } from '../../ipc/errors.js'
 import { formatBytes, formatDuration, renderLogWarnings, renderRestartNotes, renderWorkers } from '../format.js'
+import { escapeDeep } from '../../ipc/terminal-text.js'
 
 /** How often --watch asks again. The daemon samples once a second, so faster shows nothing new. */
 const WATCH_MS = 1000
@@ -23,15 +24,16 @@ export async function run ({ paths, io, opts }) {
       return 0
     }
     if (opts.miniList) {
-      for (const line of renderMiniList(await conn.request('app.list'))) io.out(line)
+      for (const line of renderMiniList(escapeDeep(await conn.request('app.list')))) io.out(line)
       return 0
     }
     // Both requests go out at once: the notes cost no second round trip on the CLI's
     // most-used command. A daemon that predates dump.status just has no notes.
-    const [rows, status] = await Promise.all([
+    // Names, paths and messages in them may be anyone's text: escaped for the terminal.
+    const [rows, status] = escapeDeep(await Promise.all([
       conn.request('app.list'),
       conn.request('dump.status').catch(() => null)
-    ])
+    ]))
     io.out(renderWorkers(order ? sortRows(rows, order) : rows))
     for (const line of renderLogWarnings(rows)) io.out(line)
     for (const line of renderRestartNotes(rows, Date.now())) io.out(line)
@@ -111,7 +113,8 @@ async function watch (conn, io, opts) {
   try {
     while (!stop.signal.aborted) {
       const rows = await conn.request('app.list')
-      const text = opts.json ? JSON.stringify(rows) : [renderWorkers(rows), ...renderLogWarnings(rows), ...renderRestartNotes(rows, Date.now())].join('\n')
+      const shown = escapeDeep(rows)
+      const text = opts.json ? JSON.stringify(rows) : [renderWorkers(shown), ...renderLogWarnings(shown), ...renderRestartNotes(shown, Date.now())].join('\n')
       if (inPlace) io.out(`${CLEAR}sup ls --watch · every ${WATCH_MS / 1000}s · ${new Date().toLocaleTimeString()} · Ctrl-C stops\n\n${text}`)
       else io.out(text)
       await new Promise((resolve) => {

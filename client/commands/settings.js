@@ -7,6 +7,8 @@
 import { APP_NAME_PATTERN } from '../../ipc/app-config.js'
 import { SupError } from '../../ipc/errors.js'
 import { connectDaemon } from '../daemon.js'
+import { MASK, secretKeyTest } from '../mask-secrets.js'
+import { escapeControls } from '../../ipc/terminal-text.js'
 
 /** pm2-logrotate's keys and where sup takes the same setting. */
 const LOGROTATE = {
@@ -91,14 +93,16 @@ export function requestOf (verb, first, second) {
  * @param {Array<string | undefined>} args
  * @param {import('../cli.js').CommandContext} ctx
  */
-export async function run (verb, args, { paths, io }) {
+export async function run (verb, args, { paths, io, opts = {} }) {
+  const isSecret = opts.reveal ? () => false : secretKeyTest(io.env)
+  const show = (/** @type {string} */ key, /** @type {string} */ value) => escapeControls(isSecret(key) ? MASK : value)
   const asked = requestOf(verb, args[0], args[1])
   const conn = await connectDaemon(paths, { start: true })
   try {
     if (asked.method === 'settings.set') {
       const { entries } = asked
       const result = await conn.request('settings.set', { entries })
-      for (const e of entries) io.out(`${e.app}.${e.key} = ${e.value}`)
+      for (const e of entries) io.out(`${e.app}.${e.key} = ${show(e.key, e.value)}`)
       for (const app of new Set(entries.map((e) => e.app))) {
         io.out(result.restarted.includes(app) ? `restarted ${app} with its new values` : `no app ${app} runs: it gets them when it starts`)
       }
@@ -121,7 +125,7 @@ export async function run (verb, args, { paths, io }) {
       return 0
     }
     for (const [name, values] of Object.entries(data)) {
-      for (const [k, v] of Object.entries(values)) io.out(`${name}.${k} ${v}`)
+      for (const [k, v] of Object.entries(values)) io.out(`${name}.${k} ${show(k, v)}`)
     }
     return 0
   } finally {

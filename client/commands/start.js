@@ -3,6 +3,7 @@
 // cwd), then hand them to the daemon and report each worker as it comes up. As in PM2, what
 // exists already is restarted: an app named by the word (`sup start api`, `sup start 0`),
 // the apps of a config file that run (the others start), a stopped app of the same script.
+import { splitIntoParts } from '../app-parts.js'
 import { extname } from 'node:path'
 import { parseBalance } from '../../ipc/balance.js'
 import { SupError } from '../../ipc/errors.js'
@@ -25,11 +26,15 @@ export const DEFAULT_CONFIG = 'ecosystem.config.js'
 export async function run (targets, args, { paths, io, opts }) {
   const balance = wantedBalance(opts, io.env)
   const list = targets.length > 0 ? targets : [DEFAULT_CONFIG]
+  const warn = warnOnce(io)
+  if (!list.some((t) => t === '-' || isConfigFile(t))) {
+    for (const flag of /** @type {const} */ (['only', 'env'])) if (opts[flag] !== undefined) warn(`--${flag} applies to the apps of a config file; ignored`)
+  }
   // A word that may name an app (PM2: a number, or no "/" and no extension) is asked about
   // first; -f always starts a copy. Its flags are checked before the daemon is asked.
   const named = opts.force || args.length > 0 ? [] : list.filter((t) => /^\d+$/.test(t) || (t !== '-' && !t.includes('/') && extname(t) === ''))
   const update = named.length > 0 ? buildUpdate(opts, io.cwd) : undefined
-  let configs = await buildAll(list.filter((t) => !named.includes(t)), args, opts, io.cwd)
+  let configs = await buildAll(list.filter((t) => !named.includes(t)), args, opts, io.cwd, warn)
   const conn = await connectDaemon(paths, { start: true, daemonEnv: balance ? { SUP_BALANCE: balance } : {} })
   try {
     if (balance) await checkBalance(conn, balance)
@@ -44,7 +49,7 @@ export async function run (targets, args, { paths, io, opts }) {
     }
     if (restarted.length > 0 && !opts.json) io.out(`restarted ${[...new Set(restarted.map((r) => r.name))].join(', ')} (it exists already: sup start of an app restarts it)`)
     // A word that names no app is a script (or a command) to start after all.
-    if (unknown.length > 0) configs = [...configs, ...await buildAll(unknown, args, opts, io.cwd)]
+    if (unknown.length > 0) configs = [...configs, ...await buildAll(unknown, args, opts, io.cwd, warn)]
     if (configs.length === 0) return report(restarted, [], io, opts)
     /** @type {Set<string>} */
     const running = new Set((await conn.request('app.list')).map((/** @type {{ name: string }} */ r) => r.name))
@@ -58,14 +63,17 @@ export async function run (targets, args, { paths, io, opts }) {
       // Rows also change for other reasons (a log file failing): print state changes only.
       /** @type {Map<number, string>} */
       const shown = new Map()
+      const wanted = new Set(configs.map((c) => c.name))
       conn.onEvents({
         'app.state': (row) => {
-          if (row.status === 'starting' || shown.get(row.id) === `${row.status} ${row.pid}`) return
+          if (!wanted.has(row.name) || row.status === 'starting' || shown.get(row.id) === `${row.status} ${row.pid}`) return
           shown.set(row.id, `${row.status} ${row.pid}`)
           io.out(`  ${row.name}[${row.instance}] ${paintStatus(row.status)}${row.pid ? ` (pid ${row.pid})` : ''}`)
         }
       })
-      await conn.request('subscribe', { topics: ['app.state'], apps: configs.map((c) => c.name) })
+      // Past the list a subscription takes (1024 names), every app's changes, these printed.
+      const names = configs.map((c) => c.name)
+      await conn.request('subscribe', { topics: ['app.state'], apps: names.length <= 1024 ? names : [] })
     }
     const shellEnv = stringEnv(io.env)
     // A config file's apps that run are restarted with the file's settings and the caller's
@@ -76,8 +84,9 @@ export async function run (targets, args, { paths, io, opts }) {
     const given = opts.force ? {} : { given: [...Object.keys(appEntryFromFlags(opts)), ...(args.length > 0 ? ['args'] : [])] }
     /** @type {import('../../ipc/methods.js').WorkerRow[]} */
     const rows = [...restarted]
-    if (files.length > 0) rows.push(...await conn.request('app.start', { apps: files, shellEnv, existing: 'restart' }))
-    if (scripts.length > 0) rows.push(...await conn.request('app.start', { apps: scripts, shellEnv, ...given }))
+    // More apps than one request takes (a config of 1000) go in parts, dependencies first.
+    for (const part of files.length > 0 ? splitIntoParts(files) : []) rows.push(...await conn.request('app.start', { apps: part, shellEnv, existing: 'restart' }))
+    for (const part of scripts.length > 0 ? splitIntoParts(scripts) : []) rows.push(...await conn.request('app.start', { apps: part, shellEnv, ...given }))
     for (const config of joining) rows.push(...await joinApp(conn, config))
     return report(rows, configs, io, opts)
   } finally {
@@ -139,16 +148,30 @@ function report (rows, configs, io, opts) {
 const fromFile = new WeakSet()
 
 /**
+ * Warnings (a key or flag with no effect) on stderr, each once; -s hushes them.
+ * @param {import('../cli.js').CliIo} io
+ */
+function warnOnce (io) {
+  const said = new Set()
+  return (/** @type {string} */ text) => {
+    if (said.has(text)) return
+    said.add(text)
+    ;(io.warn ?? io.err)(`sup: ${text}`)
+  }
+}
+
+/**
  * Every target's apps, in order; two with one name are refused before anything starts.
  * @param {string[]} targets
  * @param {string[]} args
  * @param {Record<string, any>} opts
  * @param {string} cwd
+ * @param {(text: string) => void} warn
  */
-async function buildAll (targets, args, opts, cwd) {
+async function buildAll (targets, args, opts, cwd, warn) {
   const configs = []
   for (const target of targets) {
-    const built = await buildConfigs(target, args, opts, cwd)
+    const built = await buildConfigs(target, args, opts, cwd, { warn })
     if (target === '-' || isConfigFile(target)) for (const config of built) fromFile.add(config)
     configs.push(...built)
   }

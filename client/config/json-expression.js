@@ -30,7 +30,9 @@ export function evaluateJsonExpression (text, file, env = process.env) {
   } catch (err) {
     return { ok: false, syntax: true, message: String(/** @type {Error} */ (err).message), stack: '' }
   }
-  const context = vm.createContext(Object.create(null), { codeGeneration: { strings: false, wasm: false } })
+  // afterEvaluate: promise jobs the expression queues run inside the time limit, in its own
+  // queue, not later on the CLI's (where `Promise.resolve().then(() => { while (true) {} })` spun forever).
+  const context = vm.createContext(Object.create(null), { codeGeneration: { strings: false, wasm: false }, microtaskMode: 'afterEvaluate' })
   vm.runInContext(`globalThis.process = { env: JSON.parse(${JSON.stringify(JSON.stringify(env))}) }`, context)
   let result
   try {

@@ -28,12 +28,51 @@ export function isConfigFile (file) {
  */
 export async function loadConfigFile (file, cwd, { envName } = {}) {
   const abs = path.resolve(cwd, file)
-  if (!fs.statSync(abs, { throwIfNoEntry: false })?.isFile()) throw new SupError('SUP_ERR_CONFIG_FILE_NOT_FOUND', { file: abs })
+  const stat = fs.statSync(abs, { throwIfNoEntry: false })
+  if (!stat?.isFile()) throw new SupError('SUP_ERR_CONFIG_FILE_NOT_FOUND', { file: abs })
+  checkSize(stat.size, abs)
   const ext = path.extname(abs).toLowerCase()
   const exported = ext === '.json'
     ? await readJson(abs)
     : ext === '.yml' || ext === '.yaml' ? await readYaml(abs) : await importJs(abs)
   return { file: abs, apps: appsOf(exported, abs, envName) }
+}
+
+/** Far above a config of a thousand apps (~1 MiB); a 1 GB file cost 1.1 GB before a V8 error. */
+export const MAX_CONFIG_BYTES = 16 * 1024 * 1024
+
+/** Deeper than any config (apps[0].env_production.X is 3); 100k deep overflowed the stack. */
+export const MAX_CONFIG_DEPTH = 64
+
+/**
+ * @param {number} size bytes
+ * @param {string} file
+ */
+function checkSize (size, file) {
+  if (size > MAX_CONFIG_BYTES) throw new SupError('SUP_ERR_CONFIG_FILE_TOO_LARGE', { file, size, limit: MAX_CONFIG_BYTES })
+}
+
+/**
+ * Refuse a value nested deeper than MAX_CONFIG_DEPTH before any recursive code (normalising,
+ * JSON, the schema) meets it. A loop, not recursion; an object met twice is walked once.
+ * @param {unknown} value
+ * @param {string} file
+ */
+function checkDepth (value, file) {
+  /** @type {Array<[unknown, string, number]>} */
+  const stack = [[value, '', 0]]
+  const seen = new Set()
+  while (stack.length > 0) {
+    const [node, where, depth] = /** @type {[unknown, string, number]} */ (stack.pop())
+    if (node === null || typeof node !== 'object' || seen.has(node)) continue
+    seen.add(node)
+    if (depth >= MAX_CONFIG_DEPTH) {
+      throw new SupError('SUP_ERR_CONFIG_FILE_SYNTAX', { file, where: '', reason: `${where.replace(/^\./, '') || 'the value'} is nested more than ${MAX_CONFIG_DEPTH} levels deep` })
+    }
+    // The path names where it starts (apps[0].env.X), not all 64 levels.
+    const name = (/** @type {string} */ key) => depth >= 4 ? (where.endsWith('…') ? where : `${where}…`) : Array.isArray(node) ? `${where}[${key}]` : `${where}.${key}`
+    for (const [key, child] of Object.entries(node)) stack.push([child, name(key), depth + 1])
+  }
 }
 
 /** What `sup start -` reads a config from: it has no file, so messages name it thus. */
@@ -47,6 +86,7 @@ export const STDIN_LABEL = 'on stdin'
  * @returns {Promise<Record<string, unknown>[]>} raw app entries
  */
 export async function loadConfigText (text, { envName } = {}) {
+  checkSize(Buffer.byteLength(text), STDIN_LABEL)
   return appsOf(await parseJson5(text, STDIN_LABEL), STDIN_LABEL, envName)
 }
 
@@ -56,6 +96,7 @@ export async function loadConfigText (text, { envName } = {}) {
  * @param {string | undefined} envName
  */
 function appsOf (exported, file, envName) {
+  checkDepth(exported, file)
   const apps = extractApps(exported)
   if (apps.length === 0) throw new SupError('SUP_ERR_CONFIG_FILE_NO_APPS', { file })
   const deployEnv = envName ? deployEnvOf(exported, envName) : null
@@ -85,8 +126,13 @@ function withDeployEnv (app, deployEnv) {
   if (app === null || typeof app !== 'object' || Array.isArray(app)) return app
   const own = app.env !== null && typeof app.env === 'object' && !Array.isArray(app.env) ? app.env : {}
   // a non-object env stays as it is, for normalizeApp to report
-  return { ...app, env: app.env == null || own === app.env ? { ...deployEnv, ...own } : app.env }
+  const merged = { ...app, env: app.env == null || own === app.env ? { ...deployEnv, ...own } : app.env }
+  WITH_DEPLOY_ENV.add(merged)
+  return merged
 }
+
+/** The entries `deploy.<name>.env` was applied to: --env has found something for them. */
+export const WITH_DEPLOY_ENV = new WeakSet()
 
 /**
  * Keep the apps named in `--only a,b`.
@@ -178,7 +224,7 @@ async function readYaml (file) {
   } catch (err) {
     const { message, linePos } = /** @type {Error & { linePos?: { line: number, col: number }[] }} */ (err)
     const where = linePos?.[0] ? `:${linePos[0].line}:${linePos[0].col}` : ''
-    const reason = message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')
+    const reason = /Maximum call stack/.test(message) ? `it is nested more than the parser can follow (${MAX_CONFIG_DEPTH} levels is the most sup takes)` : message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')
     throw new SupError('SUP_ERR_CONFIG_FILE_SYNTAX', { file, where, reason }, { cause: err })
   }
 }

@@ -2,6 +2,7 @@
 // The text of each monit pane, as blessed tag strings. Pure: widths in, lines out, so the
 // layout is tested without a terminal. Colour is a tag around a word and nothing else, so
 // with colour off the same text is shown plain.
+import { escapeControls } from '../../ipc/terminal-text.js'
 import { formatBytes, formatDuration } from '../format.js'
 
 const BLOCKS = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█']
@@ -15,9 +16,13 @@ const STATUS_COLORS = { online: 'green', starting: 'cyan', stopping: 'yellow', w
  * @typedef {import('./model.js').WorkerView} WorkerView
  */
 
-/** Escape text for a blessed tag string: braces would start a tag. @param {string} text */
+/**
+ * Escape text for a blessed tag string: braces would start a tag, control characters (an
+ * app's escape sequences) would reach the terminal.
+ * @param {string} text
+ */
 export function escapeTags (text) {
-  return text.replace(/[{}]/g, (c) => (c === '{' ? '{open}' : '{close}'))
+  return escapeControls(text).replace(/[{}]/g, (c) => (c === '{' ? '{open}' : '{close}'))
 }
 
 /**
@@ -198,7 +203,7 @@ function formatMs (ms) {
 export function renderLogs (entries, width, style) {
   return entries.map((e) => {
     const prefix = `${e.app}[${e.instance}] ${e.stream === 'err' ? 'err' : 'out'}`
-    const text = escapeTags(fit(`${prefix} ${e.line}`, width).trimEnd())
+    const text = escapeTags(fit(`${prefix} ${escapeControls(e.line)}`, width).trimEnd())
     const head = escapeTags(prefix)
     const body = text.slice(head.length)
     return (e.stream === 'err' ? paint('red', head, style) : paint('cyan', head, style)) + body

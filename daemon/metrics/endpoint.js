@@ -1,8 +1,26 @@
 // @ts-check
 // The optional Prometheus endpoint (design §6): off until asked for, on 127.0.0.1 unless
 // another host is named. It serves the sampler's cached figures; a scrape never samples.
+import { hostname } from 'node:os'
 import { SupError } from '../../ipc/errors.js'
 import { CONTENT_TYPE, renderPrometheus } from './prometheus.js'
+
+/**
+ * Any local user (or, on 0.0.0.0, anyone) can connect: what one may hold is bounded, so the
+ * daemon keeps its file descriptors for its apps, logs and CLI (issue 19). A scraper needs one.
+ */
+export const ENDPOINT_LIMITS = Object.freeze({
+  /** Connections open at once; Node closes the ones over it as they are accepted. */
+  maxConnections: 16,
+  /** ms to send the request's headers (Node's default is 60 s). */
+  headersTimeout: 5_000,
+  /** ms for the whole request. */
+  requestTimeout: 10_000,
+  /** ms a connection may sit idle, between requests or before the first. */
+  idleTimeout: 10_000,
+  /** How often Node checks the two timeouts above (default 30 s). */
+  checkInterval: 1_000
+})
 
 export class MetricsEndpoint {
   /**
@@ -15,6 +33,8 @@ export class MetricsEndpoint {
     this.server = null
     /** @type {{ host: string, port: number } | null} */
     this.address = null
+    /** @type {Set<string>} */
+    this.allowedHosts = new Set()
   }
 
   /**
@@ -24,7 +44,16 @@ export class MetricsEndpoint {
   async open ({ host, port }) {
     // node:http is loaded when an endpoint opens: most daemons never open one (RSS).
     const { createServer } = await import('node:http')
-    const server = createServer((req, res) => this.answer(req, res))
+    const limits = ENDPOINT_LIMITS
+    const server = createServer({
+      headersTimeout: limits.headersTimeout,
+      requestTimeout: limits.requestTimeout,
+      connectionsCheckingInterval: limits.checkInterval,
+      keepAliveTimeout: limits.idleTimeout
+    }, (req, res) => this.answer(req, res))
+    server.maxConnections = limits.maxConnections
+    server.setTimeout(limits.idleTimeout, (socket) => socket.destroy())
+    server.on('connection', (socket) => socket.on('error', () => {}))
     await new Promise((resolve, reject) => {
       server.once('error', (err) => {
         const code = /** @type {NodeJS.ErrnoException} */ (err).code
@@ -38,6 +67,7 @@ export class MetricsEndpoint {
     this.server = server
     const actual = /** @type {import('node:net').AddressInfo} */ (server.address())
     this.address = { host, port: actual.port }
+    this.allowedHosts = allowedHosts(host, actual.port)
     this.logger.info(this.address, 'metrics endpoint open')
     return this.status()
   }
@@ -65,6 +95,13 @@ export class MetricsEndpoint {
    * @param {import('node:http').ServerResponse} res
    */
   answer (req, res) {
+    // DNS rebinding: a web page whose name now points at 127.0.0.1 would read app names and
+    // figures; its requests carry its own name as Host, which is not on the list.
+    const host = req.headers.host
+    if (host !== undefined && !this.allowedHosts.has(host.toLowerCase()) && !(this.allowedHosts.has('*') && hostOnly(host) === localAddress(req))) {
+      res.writeHead(421, { 'content-type': 'text/plain', connection: 'close' }).end('sup answers only to loopback names and the address it listens on\n')
+      return
+    }
     const path = (req.url ?? '/').split('?')[0]
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' }).end('method not allowed\n')
@@ -78,4 +115,37 @@ export class MetricsEndpoint {
     res.writeHead(200, { 'content-type': CONTENT_TYPE, 'content-length': Buffer.byteLength(body) })
     res.end(req.method === 'HEAD' ? undefined : body)
   }
+}
+
+/**
+ * The Host headers the endpoint answers: loopback names and the address it listens on, with or
+ * without the port, and this machine's name; on every interface, '*' lets a request name the
+ * address its connection arrived on.
+ * @param {string} host the address listened on
+ * @param {number} port
+ */
+export function allowedHosts (host, port) {
+  const names = ['localhost', '127.0.0.1', '[::1]', hostname().toLowerCase()]
+  const everywhere = host === '0.0.0.0' || host === '::'
+  if (!everywhere) names.push(host.includes(':') ? `[${host.toLowerCase()}]` : host.toLowerCase())
+  const allowed = new Set(names.flatMap((name) => [name, `${name}:${port}`]))
+  return everywhere ? new Set([...allowed, '*']) : allowed
+}
+
+/**
+ * The name or address of a Host header, without its port and brackets.
+ * @param {string} header
+ */
+function hostOnly (header) {
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(header)
+  if (bracketed) return bracketed[1].toLowerCase()
+  return header.replace(/:\d+$/, '').toLowerCase()
+}
+
+/**
+ * The address a request's connection arrived on, as a Host header would name it.
+ * @param {import('node:http').IncomingMessage} req
+ */
+function localAddress (req) {
+  return String(req.socket.localAddress ?? '').replace(/^::ffff:/, '').toLowerCase()
 }

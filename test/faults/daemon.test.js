@@ -11,7 +11,8 @@ import { test } from 'node:test'
 import { readDaemonPid } from '../../client/daemon.js'
 import { parseDump } from '../../daemon/dump/format.js'
 import { describeLoad, startLoad } from '../helpers/load.js'
-import { processesOfHome, waitUntil } from '../helpers/procs.js'
+import { processesOfHome } from '../helpers/procs.js'
+import { waitFor } from '../helpers/wait.js'
 import { APPS, SUP_BIN, freePort, httpGet, useSupHome } from '../helpers/sup.js'
 
 const SAVE_KILLS = Number(process.env.FAULT_SAVE_KILLS ?? 30)
@@ -39,6 +40,7 @@ test(`kill -9 of the daemon during sup save, ${SAVE_KILLS} times: the dump is th
     // once to a few ms after the daemon has it (the write itself takes about that long).
     const conn = await home.connect()
     const save = conn.request('dump.save', { force: true }).then(() => true, () => false)
+    // Not a wait: the kill's offset into the save, spread over 0-5 ms across the rounds.
     await new Promise((resolve) => setTimeout(resolve, i % 6))
     process.kill(pid, 'SIGKILL')
     if (!(await save)) killedMidSave++
@@ -60,12 +62,16 @@ test(`kill -9 of the daemon during sup save, ${SAVE_KILLS} times: the dump is th
 test('kill -9 of the daemon under HTTP load: how many requests fail and how soon service is back', async (t) => {
   const home = useSupHome(t)
   const port = await freePort()
-  const started = await home.sup(['start', join(APPS, 'http-server.js'), '-i', '2', '--name', 'web'], { env: { PORT: String(port) } })
+  // PORT in the app's own env, which state.json keeps: a variable of the shell that ran
+  // `sup start` does not come back after a crash (docs/persistence.md).
+  const config = join(home.home, 'web.config.json')
+  writeFileSync(config, JSON.stringify({ apps: [{ name: 'web', script: join(APPS, 'http-server.js'), exec_mode: 'cluster', instances: 2, env: { PORT: String(port) } }] }))
+  const started = await home.sup(['start', config])
   assert.equal(started.code, 0, started.stderr)
-  await waitUntil(() => httpGet(port).then(() => true, () => false), 'the app to answer')
+  await waitFor(() => httpGet(port).then(() => true, () => false), { what: 'the app to answer' })
   const load = startLoad({ port, concurrency: 10, duration: 60_000, maxRequests: 200_000, requestTimeout: 5000, mode: 'fresh' })
   t.after(() => load.stop())
-  await new Promise((resolve) => setTimeout(resolve, 1000))
+  await waitFor(() => load.snapshot().ok >= 100, { what: '100 answers before the kill', show: () => describeLoad(load.snapshot()) })
   const before = load.snapshot()
   const pid = readDaemonPid(home.paths)
   assert.ok(pid)
@@ -74,7 +80,8 @@ test('kill -9 of the daemon under HTTP load: how many requests fail and how soon
   // Cluster workers end with their primary; the next CLI call starts a daemon that recovers them.
   const rows = await home.ls()
   assert.deepEqual(rows.map((r) => r.name), ['web', 'web'])
-  await waitUntil(async () => (await httpGet(port).then(() => true, () => false)), 'service back', 30_000)
+  let last = ''
+  await waitFor(() => httpGet(port).then(() => true, (err) => { last = err.message; return false }), { what: 'service back', timeout: 30_000, show: () => last })
   const backAfter = Date.now() - killedAt
   const afterKill = load.snapshot()
   const result = await load.stop()
@@ -106,9 +113,9 @@ test(`${CLIS * APPS_PER_CLI} apps started at once from ${CLIS} CLIs: all there, 
   assert.equal(rows.length, CLIS * APPS_PER_CLI)
   assert.equal(new Set(rows.map((r) => r.name)).size, CLIS * APPS_PER_CLI, 'names unique')
   assert.equal(new Set(rows.map((r) => r.id)).size, CLIS * APPS_PER_CLI, 'ids unique')
-  await waitUntil(async () => (await home.ls()).every((r) => r.status === 'online'), 'every app online', 60_000)
+  await waitFor(async () => (await home.ls()).every((r) => r.status === 'online'), { what: 'every app online', timeout: 60_000 })
   t.diagnostic(`${rows.length} apps from ${CLIS} CLIs at once: all answered in ${took} ms; ping after ${pingMs} ms (CLI start-up included)`)
   assert.equal((await home.sup(['delete', 'all'])).code, 0)
   const daemonPid = readDaemonPid(home.paths)
-  await waitUntil(() => processesOfHome(home.home).filter((p) => p.pid !== daemonPid).length === 0, 'no process left after delete all', 30_000)
+  await waitFor(() => processesOfHome(home.home).filter((p) => p.pid !== daemonPid).length === 0, { what: 'no process left after delete all', timeout: 30_000 })
 })

@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { readDaemonPid } from '../../client/daemon.js'
 import { APPS, freePort, useSupHome } from '../helpers/sup.js'
+import { waitFor } from '../helpers/wait.js'
 
 const RESTARTS = Number(process.env.SOAK_RESTARTS ?? 2000)
 const RELOADS = Number(process.env.SOAK_RELOADS ?? 200)
@@ -94,11 +95,12 @@ test(`soak: ${RESTARTS} worker restarts, ${RELOADS} reloads, ${LISTS} lists; RSS
   // Bounded: restarts come every ~150 ms per worker; a stall shows as no progress for 60 s.
   let last = -1
   let stalledSince = Date.now()
-  for (let now = await restartsSoFar(); now < RESTARTS; now = await restartsSoFar()) {
+  await waitFor(async () => {
+    const now = await restartsSoFar()
     if (now !== last) { last = now; stalledSince = Date.now() }
     assert.ok(Date.now() - stalledSince < 60_000, `restarts stalled at ${now}`)
-    await new Promise((resolve) => setTimeout(resolve, 1000))
-  }
+    return now >= RESTARTS
+  }, { what: `${RESTARTS} restarts`, timeout: RESTARTS * 500, interval: 1000, show: () => `${last} restarts` })
   const restarts = await restartsSoFar()
   await conn.request('app.stop', { targets: ['crashy'] })
   samples.push(sample(pid))

@@ -15,7 +15,7 @@ import { killEverythingOf } from './procs.js'
 import { isProcessRunning } from '../../ipc/process-status.js'
 import { PROTOCOL_VERSION } from '../../ipc/methods.js'
 import { connect } from '../../ipc/transport.js'
-import { waitFor } from './wait.js'
+import { waitFor, waitForEvent } from './wait.js'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 export const SUP_BIN = join(ROOT, 'bin', 'sup.cjs')
@@ -167,6 +167,48 @@ export async function waitForRows (home, predicate, { timeout = 15_000, what = '
       })
     }
   } finally {
+    await conn.close()
+  }
+}
+
+/**
+ * The first log line of `app` that matches `pattern`, from the daemon's ring or as it comes:
+ * subscribes first, then reads the tail, so a line written between the two is in one or the
+ * other.
+ * @param {ReturnType<typeof useSupHome>} home
+ * @param {string} app
+ * @param {RegExp} pattern
+ * @param {{ timeout?: number, show?: () => unknown }} [options]
+ * @returns {Promise<RegExpExecArray>}
+ */
+export async function waitForLogLine (home, app, pattern, { timeout = 10_000, show } = {}) {
+  const conn = await home.connect()
+  /** @type {string[]} */
+  const recent = []
+  const done = new AbortController()
+  const live = waitForEvent(conn, 'event', {
+    what: `a log line of ${app} matching ${pattern}`,
+    timeout,
+    signal: done.signal,
+    filter: (topic, entry) => {
+      if (topic !== 'log') return false
+      recent.push(entry.line)
+      if (recent.length > 10) recent.shift()
+      return pattern.test(entry.line)
+    },
+    show: show ?? (() => recent.join('\n'))
+  })
+  live.catch(() => {})
+  try {
+    await conn.request('subscribe', { topics: ['log'], apps: [app] })
+    const past = await conn.request('logs.tail', { target: app, lines: 50 })
+    recent.push(...past.map((/** @type {any} */ e) => e.line))
+    const found = past.map((/** @type {any} */ e) => pattern.exec(e.line)).find(Boolean)
+    if (found) return found
+    const [, entry] = await live
+    return /** @type {RegExpExecArray} */ (pattern.exec(entry.line))
+  } finally {
+    done.abort()
     await conn.close()
   }
 }

@@ -29,7 +29,8 @@ const KEEP_ALIVE_PAUSE = 5
  * when the operation throws) and report what they saw.
  * @template T
  * @param {number} port
- * @param {() => Promise<T>} operation
+ * @param {(live: { pids: Set<number> }) => Promise<T>} operation gets the pids that have
+ *   answered so far, growing while it runs (to wait until a worker served)
  * @param {{ keepAlive?: number, fresh?: number, settle?: number }} [options] loops per client;
  *   settle: requests each client must have answered before the operation starts
  * @returns {Promise<UnderLoadResult & { value: T }>}
@@ -58,7 +59,7 @@ export async function underLoad (port, operation, { keepAlive = 20, fresh = 4, s
       what: `${settle} answers to each load client`,
       show: () => loads.map((l) => describeLoad(l.snapshot())).join('; ')
     })
-    value = await operation()
+    value = await operation({ pids })
   } catch (err) {
     failure = { err }
   }

@@ -22,10 +22,11 @@ const INTERVAL = 20
  */
 
 /**
- * Resolve with the first truthy value `check` returns (or resolves to). A check that throws
- * counts as not yet; past the deadline the error names `what` and the last value (or error)
- * seen. For state with no event to wait on: files, processes that are not our children, a
- * port, the daemon's rows.
+ * Resolve with the first truthy value `check` returns (or resolves to); past the deadline the
+ * error names `what` and the last value seen. A check that throws (or rejects) fails the wait
+ * at once, as an assertion in it should: a check that expects a passing error (a file not
+ * there yet, a port not open) catches it itself. For state with no event to wait on: files,
+ * processes that are not our children, a port, the daemon's rows.
  * @template T
  * @param {() => T | Promise<T>} check
  * @param {WaitOptions} options
@@ -37,13 +38,9 @@ export async function waitFor (check, { what, timeout = 10_000, interval = INTER
   let last
   try {
     while (true) {
-      try {
-        const value = await check()
-        if (value) return /** @type {NonNullable<T>} */ (value)
-        last = value
-      } catch (err) {
-        last = err
-      }
+      const value = await check()
+      if (value) return /** @type {NonNullable<T>} */ (value)
+      last = value
       if (deadline.signal.aborted) throw timedOut(timeout, what, show ? show() : last, signal)
       await sleepFor(interval, undefined, { signal: deadline.signal }).catch(() => {})
     }

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import WebSocket from 'ws'
 import { socketUrl } from '../../ipc/paths.js'
-import { APPS, SUP_BIN, freePort, isAlive, useSupHome, waitForExit, waitForRows } from '../helpers/sup.js'
+import { APPS, SUP_BIN, freePort, isAlive, useSupHome, waitForExit, waitForLogLine, waitForRows } from '../helpers/sup.js'
 
 test('logs: past lines from every worker, --err/--out, --json, then new lines as they come', async (t) => {
   const home = useSupHome(t)
@@ -92,7 +92,7 @@ test('kill stops every app and the daemon; nothing is left running', async (t) =
   await waitForRows(home, (rs) => rs.length === 3 && rs.every((r) => r.status === 'online'), { what: 'all online' })
   // "online" comes after min_uptime, which a loaded machine can pass before node has run the
   // script: wait for the line itself.
-  const childPid = await waitForLine(home, 'spawns-child', /child (\d+)/).then((m) => Number(m[1]))
+  const childPid = await waitForLogLine(home, 'spawns-child', /child (\d+)/).then((m) => Number(m[1]))
   const daemonPid = Number(readFileSync(home.paths.pidFile, 'utf8'))
   const pids = [daemonPid, childPid, ...(await home.ls()).map((r) => /** @type {number} */ (r.pid))]
   assert.ok(pids.every(isAlive))
@@ -184,29 +184,3 @@ test('SIGTERM to the daemon stops every app with the ladder, then the daemon', a
   assert.match(log, /"reason":"SIGTERM","msg":"daemon stopping"/)
   assert.match(log, /sending SIGKILL/, 'the app that ignores SIGINT got the end of the ladder')
 })
-
-/**
- * The first log line of `app` that matches, from the ring or as it comes.
- * @param {ReturnType<typeof useSupHome>} home
- * @param {string} app
- * @param {RegExp} pattern
- * @returns {Promise<RegExpExecArray>}
- */
-async function waitForLine (home, app, pattern) {
-  const conn = await home.connect()
-  /** @type {NodeJS.Timeout | undefined} */
-  let timer
-  try {
-    const seen = new Promise((resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`no log line of ${app} matching ${pattern}`)), 10_000)
-      conn.on('event', (topic, entry) => { if (pattern.test(entry.line)) resolve(pattern.exec(entry.line)) })
-    })
-    await conn.request('subscribe', { topics: ['log'], apps: [app] })
-    const past = await conn.request('logs.tail', { target: app, lines: 50 })
-    const found = past.map((/** @type {any} */ e) => pattern.exec(e.line)).find(Boolean)
-    return found ?? /** @type {RegExpExecArray} */ (await seen)
-  } finally {
-    clearTimeout(timer)
-    await conn.close()
-  }
-}

@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { setTimeout as delay } from 'node:timers/promises'
 import { test } from 'node:test'
 import { APPS, useSupHome } from '../helpers/sup.js'
+import { waitFor } from '../helpers/wait.js'
 
 /**
  * The environment print-env.js logged, read from its log file once it is there.
@@ -15,14 +15,8 @@ import { APPS, useSupHome } from '../helpers/sup.js'
  * @returns {Promise<Record<string, string>>}
  */
 async function loggedEnv (file) {
-  const deadline = Date.now() + 10_000
-  for (;;) {
-    const text = await readFile(file, 'utf8').catch(() => '')
-    const line = text.split('\n').find((l) => l.startsWith('ENV '))
-    if (line) return JSON.parse(line.slice(4))
-    if (Date.now() > deadline) throw new Error(`no ENV line in ${file} after 10 s`)
-    await delay(50)
-  }
+  const line = await waitFor(async () => (await readFile(file, 'utf8').catch(() => '')).split('\n').find((l) => l.startsWith('ENV ')), { what: `an ENV line in ${file}` })
+  return JSON.parse(line.slice(4))
 }
 
 test('a variable only the daemon has reaches neither a cluster nor a fork worker', async (t) => {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { waitUntil } from '../helpers/procs.js'
+import { waitFor } from '../helpers/wait.js'
 import { APPS, useSupHome, waitForRows } from '../helpers/sup.js'
 
 /** The multi-threaded build (the daemon runs libuv's thread pool), from Debian's libfaketime. */
@@ -42,8 +42,8 @@ test('the wall clock set back and forward an hour: uptimes and crash accounting 
     const changedAt = Date.now()
     writeFileSync(offsetFile, `${offset}\n`)
     // The daemon's wall clock has moved once a line it logs carries the new time.
-    await waitUntil(() => daemonLogTimes(logFile).some((time) => sign * (time - Date.now()) > HOUR / 2),
-      `a daemon.log line an hour ${sign < 0 ? 'back' : 'ahead'}`, 15_000)
+    await waitFor(() => daemonLogTimes(logFile).some((time) => sign * (time - Date.now()) > HOUR / 2),
+      { what: `a daemon.log line an hour ${sign < 0 ? 'back' : 'ahead'}`, timeout: 15_000 })
     // Two more restarts of "tick" after the jump, each a stable one.
     const rows = await waitForRows(home, (rs) => rs.some((r) => r.name === 'tick' && r.restarts >= tick.restarts + 2),
       { timeout: 20_000, what: '"tick" restarting twice after the jump' })

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { waitUntil } from '../helpers/procs.js'
+import { waitFor } from '../helpers/wait.js'
 import { APPS, useSupHome, waitForRows } from '../helpers/sup.js'
 
 /** @param {string} dir */
@@ -49,16 +49,16 @@ test('a full disk under SUP_HOME: lines are dropped and counted, nothing blocks,
   const flushed = await home.sup(['flush', 'loud'])
   assert.equal(flushed.code, 0, flushed.stderr)
   await waitForRows(home, (rows) => rows[0].log_error === null, { what: 'the log error to clear', timeout: 30_000 })
-  await waitUntil(() => /line \d+/.test(readFileSync(join(home.paths.logs, 'loud-out.log'), 'utf8')), 'lines in the log again')
+  await waitFor(() => /line \d+/.test(readFileSync(join(home.paths.logs, 'loud-out.log'), 'utf8')), { what: 'lines in the log again' })
   // And the daemon's own state file was written (stop the app so the disk stays free).
   assert.equal((await home.sup(['stop', 'loud'])).code, 0)
   await home.sup(['flush', 'loud'])
-  await waitUntil(() => {
+  await waitFor(() => {
     try {
       const state = JSON.parse(readFileSync(home.paths.state, 'utf8'))
       return state.apps.some((/** @type {any} */ a) => a.config.name === 'loud' && a.workers.every((/** @type {any} */ w) => w.run === false))
     } catch { return false }
-  }, 'state.json to record the stop').catch((err) => {
+  }, { what: 'state.json to record the stop' }).catch((err) => {
     let state = ''
     try { state = readFileSync(home.paths.state, 'utf8').slice(0, 600) } catch (e) { state = String(e) }
     throw new Error(`${err.message}; state.json: ${state}; daemon.log: ${readFileSync(home.paths.daemonLog, 'utf8').slice(-1500)}`)

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { readDaemonPid } from '../../client/daemon.js'
-import { waitUntil } from '../helpers/procs.js'
+import { waitFor } from '../helpers/wait.js'
 import { APPS, useSupHome } from '../helpers/sup.js'
 
 test('SUP_HOME deleted while running: the daemon puts it back and keeps its apps', async (t) => {
@@ -18,13 +18,13 @@ test('SUP_HOME deleted while running: the daemon puts it back and keeps its apps
   const daemonPid = readDaemonPid(home.paths)
   assert.ok(daemonPid)
   const outLog = join(home.paths.logs, 'talk-out-0.log')
-  await waitUntil(() => existsSync(outLog) && statSync(outLog).size > 0, 'the first log lines')
+  await waitFor(() => existsSync(outLog) && statSync(outLog).size > 0, { what: 'the first log lines' })
 
   rmSync(home.paths.home, { recursive: true, force: true })
 
   // Event: the socket file is back at its path (the daemon's home guard). Without the guard
   // nothing recreates it, and `sup ls` would start a second, empty daemon.
-  await waitUntil(() => existsSync(home.paths.socket), 'the socket to be back', 10_000)
+  await waitFor(() => existsSync(home.paths.socket), { what: 'the socket to be back', timeout: 10_000 })
   const after = await home.ls()
   assert.deepEqual(after.map((w) => [w.name, w.id, w.pid, w.status]), before.map((w) => [w.name, w.id, w.pid, w.status]))
   assert.equal(readDaemonPid(home.paths), daemonPid, 'daemon.pid names the same daemon')
@@ -35,7 +35,7 @@ test('SUP_HOME deleted while running: the daemon puts it back and keeps its apps
   assert.equal(statSync(home.paths.socket).mode & 0o777, 0o600)
 
   // The apps' output reaches files at their paths again, and the state file is rewritten.
-  await waitUntil(() => existsSync(outLog) && /line \d+/.test(readFileSync(outLog, 'utf8')), 'new log lines at the old path')
-  await waitUntil(() => existsSync(home.paths.state) && readFileSync(home.paths.state, 'utf8').includes('"talk"'), 'state.json rewritten')
-  await waitUntil(() => existsSync(home.paths.daemonLog) && readFileSync(home.paths.daemonLog, 'utf8').includes('SUP_HOME restored'), 'daemon.log reopened')
+  await waitFor(() => existsSync(outLog) && /line \d+/.test(readFileSync(outLog, 'utf8')), { what: 'new log lines at the old path' })
+  await waitFor(() => existsSync(home.paths.state) && readFileSync(home.paths.state, 'utf8').includes('"talk"'), { what: 'state.json rewritten' })
+  await waitFor(() => existsSync(home.paths.daemonLog) && readFileSync(home.paths.daemonLog, 'utf8').includes('SUP_HOME restored'), { what: 'daemon.log reopened' })
 })

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { APP_DEFAULTS } from '../../ipc/app-config.js'
-import { waitUntil } from '../helpers/procs.js'
+import { waitFor } from '../helpers/wait.js'
 import { APPS, useSupHome } from '../helpers/sup.js'
 
 /** Words a shell would act on, each leaving a file behind in its working folder if it ever ran. */
@@ -29,13 +29,13 @@ const HOSTILE = [
  * @param {string} prefix
  */
 function loggedJson (file, prefix) {
-  return waitUntil(() => {
+  return waitFor(() => {
     const text = existsSync(file) ? readFileSync(file, 'utf8') : ''
     const start = text.indexOf(`${prefix} `)
     if (start < 0) return null
     const end = text.indexOf('\n', start)
     return end < 0 ? null : { value: JSON.parse(text.slice(start + prefix.length + 1, end)) }
-  }, `a ${prefix} line in ${file}`, 15_000).then((r) => r.value)
+  }, { what: `a ${prefix} line in ${file}`, timeout: 15_000 }).then((r) => r.value)
 }
 
 for (const mode of ['fork', 'cluster']) {

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { isProcessRunning } from '../../ipc/process-status.js'
 import { sendSignal } from '../../daemon/worker/process-tree.js'
-import { waitUntil } from '../helpers/procs.js'
+import { waitFor } from '../helpers/wait.js'
 import { APPS, useSupHome } from '../helpers/sup.js'
 
 /**
@@ -18,11 +18,11 @@ import { APPS, useSupHome } from '../helpers/sup.js'
  */
 async function printedPids (file, word, count) {
   const pattern = new RegExp(`^${word} (\\d+)$`, 'gm')
-  return waitUntil(() => {
+  return waitFor(() => {
     const text = existsSync(file) ? readFileSync(file, 'utf8') : ''
     const pids = [...text.matchAll(pattern)].map((m) => Number(m[1]))
     return pids.length >= count ? pids : null
-  }, `${count} "${word}" line(s) in ${file}`, 15_000)
+  }, { what: `${count} "${word}" line(s) in ${file}`, timeout: 15_000 })
 }
 
 /** @param {ReturnType<typeof useSupHome>} home */
@@ -47,10 +47,10 @@ for (const mode of ['cluster', 'fork']) {
     // Two generations: each one's grandchild must be gone once its parent has exited.
     grandchildren = await printedPids(log, 'grandchild', 3)
     const [first, second] = grandchildren
-    await waitUntil(() => !isProcessRunning(first) && !isProcessRunning(second), 'the first two grandchildren to be killed')
+    await waitFor(() => !isProcessRunning(first) && !isProcessRunning(second), { what: 'the first two grandchildren to be killed' })
     await assertHealthy(home)
     assert.equal((await home.sup(['delete', 'bg'])).code, 0)
-    await waitUntil(() => grandchildren.every((pid) => !isProcessRunning(pid)), 'every grandchild gone after delete')
+    await waitFor(() => grandchildren.every((pid) => !isProcessRunning(pid)), { what: 'every grandchild gone after delete' })
   })
 }
 
@@ -69,7 +69,7 @@ test('a SIGSTOPped (hung) worker: the daemon keeps answering, and restart gets p
   // SIGINT cannot reach a stopped process; the ladder's SIGKILL after kill_timeout does.
   const restarted = await home.sup(['restart', 'hung'])
   assert.equal(restarted.code, 0, restarted.stderr)
-  await waitUntil(() => !isProcessRunning(/** @type {number} */ (victim.pid)), 'the stopped worker to be gone')
+  await waitFor(() => !isProcessRunning(/** @type {number} */ (victim.pid)), { what: 'the stopped worker to be gone' })
   const after = await home.ls()
   assert.equal(after.length, 2)
   assert.ok(after.every((r) => r.status === 'online' && r.pid !== victim.pid), JSON.stringify(after))

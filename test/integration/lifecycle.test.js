@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { APPS, isAlive, useSupHome, waitForExit, waitForRows } from '../helpers/sup.js'
+import { APPS, isAlive, useSupHome, waitForExit, waitForLogLine, waitForRows } from '../helpers/sup.js'
 
 test('an app that crashes on boot: start answers after the first exit, the loop backs off into errored in the background', async (t) => {
   const home = useSupHome(t)
@@ -74,29 +74,8 @@ for (const mode of ['cluster', 'fork']) {
  * @param {string} logFile
  */
 async function waitForChildPid (home, logFile) {
-  const conn = await home.connect()
-  let timer
-  try {
-    // Subscribe first, then read the tail: a line written between the two is in one or the other.
-    /** @type {(pid: number) => void} */
-    let found = () => {}
-    const seen = new Promise((resolve) => { found = resolve })
-    conn.on('event', (topic, entry) => {
-      const match = /child (\d+)/.exec(entry.line)
-      if (match) found(Number(match[1]))
-    })
-    await conn.request('subscribe', { topics: ['log'], apps: ['spawns-child'] })
-    const lines = await conn.request('logs.tail', { target: 'spawns-child', lines: 10 })
-    const inTail = lines.map((/** @type {any} */ e) => /child (\d+)/.exec(e.line)).find(Boolean)
-    if (inTail) return Number(inTail[1])
-    return await new Promise((resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`no child pid in ${readFileSync(logFile, 'utf8')}`)), 10_000)
-      seen.then(resolve)
-    })
-  } finally {
-    clearTimeout(timer)
-    await conn.close()
-  }
+  const match = await waitForLogLine(home, 'spawns-child', /child (\d+)/, { show: () => readFileSync(logFile, 'utf8') })
+  return Number(match[1])
 }
 
 test('a Python script runs in fork mode, picked by its extension', async (t) => {
@@ -117,26 +96,3 @@ test('a Python script runs in fork mode, picked by its extension', async (t) => 
   assert.equal(del.code, 0)
   await waitForExit([(row.pid)])
 })
-
-/**
- * @param {ReturnType<typeof useSupHome>} home
- * @param {string} app
- * @param {RegExp} pattern
- */
-async function waitForLogLine (home, app, pattern) {
-  const conn = await home.connect()
-  let timer
-  try {
-    const seen = new Promise((resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`no log line matching ${pattern}`)), 10_000)
-      conn.on('event', (topic, entry) => { if (pattern.test(entry.line)) resolve(entry.line) })
-    })
-    await conn.request('subscribe', { topics: ['log'], apps: [app] })
-    const past = await conn.request('logs.tail', { target: app, lines: 50 })
-    const hit = past.find((/** @type {any} */ e) => pattern.test(e.line))
-    return hit ? hit.line : await seen
-  } finally {
-    clearTimeout(timer)
-    await conn.close()
-  }
-}

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { startTerminal } from '../helpers/tmux.js'
+import { waitFor } from '../helpers/wait.js'
 import { APPS, SUP_BIN, freePort, useSupHome, waitForRows } from '../helpers/sup.js'
 
 /** The line of the left pane that starts with `start` (after the border). @param {string} screen @param {RegExp} start */
@@ -55,11 +56,7 @@ test('monit shows apps and changing figures, restarts a worker on r, and follows
   await term.waitFor((s) => /web/.test(s) && !s.includes('went away') && /online/.test(s), { what: 'monit back on the new daemon' })
 
   await term.keys('q')
-  const deadline = Date.now() + 10_000
-  while (await term.running()) {
-    if (Date.now() > deadline) throw new Error('monit did not exit on q')
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  await waitFor(async () => !(await term.running()), { what: 'monit to exit on q', interval: 100 })
   assert.equal(readFileSync(`${stty}-exit`, 'utf8').trim(), 'exit 0')
   assert.equal(readFileSync(`${stty}-after`, 'utf8'), readFileSync(`${stty}-before`, 'utf8'), 'the terminal settings are restored')
 })

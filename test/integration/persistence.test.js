@@ -7,7 +7,8 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { readDaemonPid } from '../../client/daemon.js'
 import { APPS, freePort, httpGet, isAlive, useSupHome, waitForExit, waitForRows } from '../helpers/sup.js'
-import { killEverythingOf, pidsRunning, waitForProcessCount, waitUntil } from '../helpers/procs.js'
+import { killEverythingOf, pidsRunning, waitForProcessCount } from '../helpers/procs.js'
+import { waitFor } from '../helpers/wait.js'
 import { waitForHttp } from '../helpers/under-load.js'
 
 /**
@@ -130,7 +131,7 @@ test('kill -9 of the daemon: the next CLI call restores the apps, each once, and
   // Ignores SIGINT and SIGTERM: it outlives the daemon, and the next daemon must stop it.
   assert.equal((await home.sup(['start', join(APPS, 'stubborn.js'), '--wait-ready', '--kill-timeout', '300'])).code, 0)
   await waitForRows(home, (rs) => rs.length === 5 && rs.every((r) => r.status === 'online'), { what: 'all online' })
-  await waitUntil(() => pidsRunning(home.home, 'sleep').length === 1, 'the grandchild of spawns-child')
+  await waitFor(() => pidsRunning(home.home, 'sleep').length === 1, { what: 'the grandchild of spawns-child' })
   const oldPids = [
     ...await waitForProcessCount(home.home, 'http-server.js', 2),
     ...await waitForProcessCount(home.home, 'spawns-child.js', 1),
@@ -199,7 +200,7 @@ test('a corrupt state file falls back to the .bak with a message; both corrupt s
   assert.equal(existsSync(`${home.paths.state}.corrupt`), true)
   // The restore writes state.json again right after; wait for the write, not for luck.
   const names = () => { try { return readState(home).apps.map((/** @type {any} */ a) => a.config.name) } catch { return null } }
-  await waitUntil(() => names()?.length === 1, 'state.json written again')
+  await waitFor(() => names()?.length === 1, { what: 'state.json written again' })
   assert.deepEqual(names(), ['first'], 'a good state.json is written again')
 
   await crashDaemon(home)

@@ -8,21 +8,8 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileS
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { waitUntil } from '../helpers/procs.js'
+import { waitFor } from '../helpers/wait.js'
 import { APPS, freePort, httpGet, isAlive, useSupHome } from '../helpers/sup.js'
-
-/**
- * waitUntil for a check that must ask the daemon.
- * @param {() => Promise<unknown>} check
- * @param {string} what
- */
-async function waitUntilAsync (check, what, timeout = 10_000) {
-  const deadline = Date.now() + timeout
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 test('stdout and stderr text without a newline reach the -l combined file while the process runs', async (t) => {
   const home = useSupHome(t)
@@ -31,7 +18,7 @@ test('stdout and stderr text without a newline reach the -l combined file while 
   assert.equal(start.code, 0, start.stderr)
   const [row] = await home.ls()
   const has = (/** @type {string} */ text) => existsSync(combined) && readFileSync(combined, 'utf8').includes(text)
-  await waitUntil(() => has('errwrite') && has('outwrite'), 'both partial lines in the combined file', 5000)
+  await waitFor(() => has('errwrite') && has('outwrite'), { what: 'both partial lines in the combined file', timeout: 5000 })
   assert.ok(row.pid !== null && isAlive(row.pid), 'the process is still running')
   assert.equal((await home.ls())[0].pid, row.pid, 'and it is the same process')
 })
@@ -46,12 +33,12 @@ test('PM2_KILL_USE_MESSAGE in the daemon\'s environment: node workers are stoppe
   assert.equal(other.code, 0, other.stderr)
   const logOf = (/** @type {string} */ name) => join(home.paths.logs, `${name}-out.log`)
   const read = (/** @type {string} */ name) => existsSync(logOf(name)) ? readFileSync(logOf(name), 'utf8') : ''
-  await waitUntil(() => read('node-app').includes('ready') && read('by-bash').includes('ready'), 'both apps ready')
+  await waitFor(() => read('node-app').includes('ready') && read('by-bash').includes('ready'), { what: 'both apps ready' })
   // Restarted from a shell without the variable: it is the daemon's setting.
   assert.equal((await home.sup(['restart', 'node-app', 'by-bash'])).code, 0)
-  await waitUntil(() => read('node-app').includes('message "shutdown"'), 'the shutdown message in the node app\'s log')
+  await waitFor(() => read('node-app').includes('message "shutdown"'), { what: 'the shutdown message in the node app\'s log' })
   assert.doesNotMatch(read('node-app'), /got SIGINT/)
-  await waitUntil(() => read('by-bash').includes('got SIGINT'), 'SIGINT in the bash script\'s log')
+  await waitFor(() => read('by-bash').includes('got SIGINT'), { what: 'SIGINT in the bash script\'s log' })
 })
 
 test('a .json config written as a JavaScript expression starts its apps, as in PM2', async (t) => {
@@ -111,7 +98,7 @@ test('describe shows the git revision the workers started from; --no-vizion turn
 
   assert.equal((await home.sup(['start', join(repo, 'app.cjs'), '--name', 'api'])).code, 0)
   const describe = async (/** @type {string} */ name) => JSON.parse((await home.sup(['describe', name, '--json'])).stdout)
-  await waitUntilAsync(async () => (await describe('api')).versioning !== null, 'the revision read')
+  await waitFor(async () => (await describe('api')).versioning !== null, { what: 'the revision read' })
   assert.deepEqual((await describe('api')).versioning, { type: 'git', repo_path: repo, branch: 'main', revision: first, remote: 'https://example.com/acme/api.git' })
   const human = await home.sup(['describe', 'api'])
   assert.match(human.stdout, new RegExp(`revision: git main@${first.slice(0, 12)} \\(https://example\\.com/acme/api\\.git\\) in `))
@@ -120,7 +107,7 @@ test('describe shows the git revision the workers started from; --no-vizion turn
   const second = git('rev-parse', 'HEAD')
   assert.equal((await describe('api')).versioning.revision, first, 'what runs, not what is checked out')
   assert.equal((await home.sup(['restart', 'api'])).code, 0)
-  await waitUntilAsync(async () => (await describe('api')).versioning.revision === second, 'the new revision after a restart')
+  await waitFor(async () => (await describe('api')).versioning.revision === second, { what: 'the new revision after a restart' })
 
   assert.equal((await home.sup(['start', join(repo, 'app.cjs'), '--name', 'quiet', '--no-vizion'])).code, 0)
   const quiet = await describe('quiet')
@@ -133,7 +120,7 @@ test('--shutdown-with-message on a bash script, which has no IPC channel: it get
   const start = await home.sup(['start', join(APPS, 'sigint-logger.sh'), '--name', 'sh', '--interpreter', 'bash', '--shutdown-with-message', '--kill-timeout', '30000'])
   assert.equal(start.code, 0, start.stderr)
   const log = join(home.paths.logs, 'sh-out.log')
-  await waitUntil(() => existsSync(log) && readFileSync(log, 'utf8').includes('ready'), 'the script ready')
+  await waitFor(() => existsSync(log) && readFileSync(log, 'utf8').includes('ready'), { what: 'the script ready' })
   // A SIGKILL at kill_timeout (30 s) would print nothing: the line says SIGINT came first.
   assert.equal((await home.sup(['stop', 'sh'])).code, 0)
   assert.match(readFileSync(log, 'utf8'), /got SIGINT/)

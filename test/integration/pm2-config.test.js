@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { APPS, freePort, httpGet, isAlive, useSupHome, waitForExit, waitForRows } from '../helpers/sup.js'
-import { pidsRunning, waitUntil } from '../helpers/procs.js'
+import { pidsRunning } from '../helpers/procs.js'
+import { waitFor } from '../helpers/wait.js'
 
 test('a .json written as PM2 reads it: comments, trailing commas, cmd, deploy env, autostart: false, pid_file', async (t) => {
   const home = useSupHome(t)
@@ -39,9 +40,9 @@ test('a .json written as PM2 reads it: comments, trailing commas, cmd, deploy en
 
   const web = /** @type {import('../../ipc/methods.js').WorkerRow} */ (rows.find((r) => r.name === 'web'))
   const pidFile = join(dir, 'run', `web-${web.id}.pid`)
-  await waitUntil(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') === `${web.pid}\n`, 'the pid file')
+  await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') === `${web.pid}\n`, { what: 'the pid file' })
   assert.equal((await home.sup(['stop', 'web'])).code, 0)
-  await waitUntil(() => !existsSync(pidFile), 'the pid file removed once the process is gone')
+  await waitFor(() => !existsSync(pidFile), { what: 'the pid file removed once the process is gone' })
 
   // the autostart: false app is there to be started by hand
   assert.equal((await home.sup(['stop', 'later'])).code, 0)
@@ -60,11 +61,11 @@ test('a command string runs in a shell, gets a name from its words, and stop end
   assert.deepEqual(described.config.args, ['-c', command])
   assert.equal(described.config.interpreter, 'none')
 
-  const tree = await waitUntil(() => {
+  const tree = await waitFor(() => {
     const node = pidsRunning(home.home, 'spawns-child.js').filter((pid) => pid !== row.pid)
     const sleep = pidsRunning(home.home, '1000').filter((pid) => pid !== row.pid)
     return node.length > 0 && sleep.length > 0 ? [...node, ...sleep] : null
-  }, 'the node child and its sleep')
+  }, { what: 'the node child and its sleep' })
   assert.ok(row.pid !== null && isAlive(row.pid))
 
   assert.equal((await home.sup(['stop', row.name])).code, 0)

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { waitUntil } from '../helpers/procs.js'
+import { waitFor } from '../helpers/wait.js'
 import { APPS, useSupHome, waitForRows } from '../helpers/sup.js'
 
 const SCRIPT = join(APPS, 'signal-logger.js')
@@ -71,7 +71,7 @@ test('PM2_PID_FILE_PATH: the daemon started with it writes its pid there too, an
   const ls = await home.sup(['ls'], { env: { PM2_PID_FILE_PATH: copy } })
   assert.equal(ls.code, 0, ls.stderr)
   const daemonPid = JSON.parse((await home.sup(['ping', '--json'])).stdout).pid
-  await waitUntil(() => existsSync(copy), 'the pid file at PM2_PID_FILE_PATH')
+  await waitFor(() => existsSync(copy), { what: 'the pid file at PM2_PID_FILE_PATH' })
   assert.equal(readFileSync(copy, 'utf8'), `${daemonPid}\n`)
   assert.equal(readFileSync(home.paths.pidFile, 'utf8'), `${daemonPid}\n`, 'the lock stays in SUP_HOME')
 
@@ -93,25 +93,25 @@ test('set / multiset / unset / get: values an app gets as environment variables,
     const lines = existsSync(out) ? readFileSync(out, 'utf8').split('\n').filter((l) => l.startsWith('ENV ')) : []
     return { starts: lines.length, env: lines.length ? JSON.parse(lines[lines.length - 1].slice(4)) : {} }
   }
-  await waitUntil(() => lastEnv().starts === 1, 'the first start\'s environment in the log')
+  await waitFor(() => lastEnv().starts === 1, { what: 'the first start\'s environment in the log' })
   assert.equal(lastEnv().env.config_var, undefined)
 
   const set = await home.sup(['set', 'echo.config_var', 'false'])
   assert.equal(set.code, 0, set.stderr)
   assert.equal(set.stdout, 'echo.config_var = false\nrestarted echo with its new values\n')
-  await waitUntil(() => lastEnv().starts === 2, 'the restarted process\'s environment')
+  await waitFor(() => lastEnv().starts === 2, { what: 'the restarted process\'s environment' })
   assert.equal(lastEnv().env.config_var, 'false', 'the new process has the variable')
   assert.deepEqual(JSON.parse((await home.sup(['describe', 'echo', '--json'])).stdout).settings, { config_var: 'false' })
 
   assert.equal((await home.sup(['multiset', 'echo.conf false echo.MSG "two words"'])).code, 0)
-  await waitUntil(() => lastEnv().starts === 3, 'one restart for a multiset')
+  await waitFor(() => lastEnv().starts === 3, { what: 'one restart for a multiset' })
   assert.deepEqual([lastEnv().env.conf, lastEnv().env.MSG], ['false', 'two words'])
   assert.equal((await home.ls())[0].restarts, 2, 'one restart per set, as PM2 counts them')
 
   // kept in SUP_HOME: a new daemon still has them, and an app started later gets them
   assert.equal((await home.sup(['kill'])).code, 0)
   assert.equal((await home.sup(['start', join(APPS, 'print-env.js'), '--name', 'echo'])).code, 0)
-  await waitUntil(() => lastEnv().starts === 4, 'the new daemon\'s first start')
+  await waitFor(() => lastEnv().starts === 4, { what: 'the new daemon\'s first start' })
   assert.equal(lastEnv().env.config_var, 'false')
   const got = await home.sup(['get', 'echo.conf'])
   assert.deepEqual([got.code, got.stdout], [0, 'false\n'])

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { waitUntil } from '../helpers/procs.js'
+import { waitFor } from '../helpers/wait.js'
 import { APPS, SUP_BIN, useSupHome, waitForRows } from '../helpers/sup.js'
 
 const SCRIPT = join(APPS, 'signal-logger.js')
@@ -98,10 +98,10 @@ test('-p/--pid writes each worker\'s pid to a file of its own, removed when it s
   const rows = await waitForRows(home, (rs) => rs.length === 2 && rs.every((r) => r.status === 'online'), { what: 'two workers online' })
   for (const row of rows) {
     const file = join(dir, `app-${row.id}.pid`)
-    await waitUntil(() => existsSync(file) && readFileSync(file, 'utf8') === `${row.pid}\n`, `${file} holding ${row.pid}`)
+    await waitFor(() => existsSync(file) && readFileSync(file, 'utf8') === `${row.pid}\n`, { what: `${file} holding ${row.pid}` })
   }
   assert.equal((await home.sup(['stop', 'all'])).code, 0)
-  await waitUntil(() => rows.every((r) => !existsSync(join(dir, `app-${r.id}.pid`))), 'the pid files removed')
+  await waitFor(() => rows.every((r) => !existsSync(join(dir, `app-${r.id}.pid`))), { what: 'the pid files removed' })
 })
 
 test('--no-autostart registers the app stopped; restart starts it', async (t) => {
@@ -166,12 +166,11 @@ test('logs <namespace> follows the lines of every app in it, as pm2 logs <namesp
   follower.stdout.on('data', (chunk) => { output += chunk })
   // the follower prints nothing until a line comes: signal (each 300 ms) until both apps' lines arrive live
   const both = () => /^a\[0\] out \| got SIGUSR2/m.test(output) && /^b\[0\] out \| got SIGUSR2/m.test(output)
-  const deadline = Date.now() + 15_000
-  while (!both()) {
-    assert.ok(Date.now() < deadline, `no SIGUSR2 lines of a and b from sup logs jobs; it printed: ${output}`)
+  await waitFor(async () => {
+    if (both()) return true
     assert.equal((await home.sup(['signal', 'SIGUSR2', 'a', 'b', 'other'])).code, 0)
-    await new Promise((resolve) => setTimeout(resolve, 300))
-  }
+    return both()
+  }, { what: 'SIGUSR2 lines of a and b from sup logs jobs', timeout: 15_000, interval: 300, show: () => `it printed: ${output}` })
   assert.doesNotMatch(output, /^other\[/m)
   follower.kill('SIGINT')
 })

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:
 import { join } from 'node:path'
 import { tmpdir } from 'node:os'
 import { test } from 'node:test'
-import { waitUntil } from '../helpers/procs.js'
+import { waitFor } from '../helpers/wait.js'
 import { APPS, useSupHome, waitForRows } from '../helpers/sup.js'
 
 const SCRIPT = join(APPS, 'signal-logger.js')
@@ -81,7 +81,7 @@ test('reloadLogs: after the log file is moved away, new lines go to a new file a
   assert.equal((await home.sup(['start', SCRIPT, '--name', 'rot'])).code, 0)
   const described = JSON.parse((await home.sup(['describe', 'rot', '--json'])).stdout)
   const out = /** @type {string} */ (described.logs.find((/** @type {string} */ p) => p.endsWith('-out.log')))
-  await waitUntil(() => existsSync(out) && readFileSync(out, 'utf8').includes('ready'), 'the app\'s first line in its log')
+  await waitFor(() => existsSync(out) && readFileSync(out, 'utf8').includes('ready'), { what: 'the app\'s first line in its log' })
   renameSync(out, `${out}.1`)
 
   const reopened = await home.sup(['reloadLogs'])
@@ -89,7 +89,7 @@ test('reloadLogs: after the log file is moved away, new lines go to a new file a
   assert.match(reopened.stdout, /^reopened \d+ log file\(s\)\n$/)
   assert.ok(existsSync(out), 'the file is there again at once')
   assert.equal((await home.sup(['signal', 'SIGHUP', 'rot'])).code, 0)
-  await waitUntil(() => readFileSync(out, 'utf8').includes('got SIGHUP'), 'the new line in the new file')
+  await waitFor(() => readFileSync(out, 'utf8').includes('got SIGHUP'), { what: 'the new line in the new file' })
   assert.doesNotMatch(readFileSync(`${out}.1`, 'utf8'), /got SIGHUP/)
 })
 

@@ -11,6 +11,7 @@ import { describeLoad } from '../helpers/load.js'
 import { readDaemonPid } from '../../client/daemon.js'
 import { APPS, freePort, httpGet, useSupHome, waitForExit, waitForRows } from '../helpers/sup.js'
 import { underLoad, waitForHttp } from '../helpers/under-load.js'
+import { waitFor } from '../helpers/wait.js'
 
 const LIVENESS = { http: '/healthz', period: 1000, timeout: 800, failure_threshold: 3 }
 /** Beyond period × failure_threshold (+ the last timeout): the stop ladder, a new process, a busy machine. */
@@ -84,7 +85,7 @@ test('cluster mode: a worker whose readiness probe does not pass yet never recei
   const [first] = await home.ls()
   assert.deepEqual([first.status, first.ready], ['online', true])
 
-  const seen = await underLoad(port, async () => {
+  const seen = await underLoad(port, async (live) => {
     const scaling = home.sup(['scale', 'web', '2'])
     // While it is not ready the new worker is starting, and not ready.
     const mid = await waitForRows(home, (rs) => rs.length === 2, { what: 'the new worker' })
@@ -94,9 +95,12 @@ test('cluster mode: a worker whose readiness probe does not pass yet never recei
     assert.equal(scaled.code, 0, scaled.stderr)
     const reloaded = await home.sup(['reload', 'web'])
     assert.equal(reloaded.code, 0, reloaded.stderr)
-    // Let the last new workers serve for a moment.
-    await new Promise((resolve) => setTimeout(resolve, 500))
-    return home.ls()
+    const rows = await home.ls()
+    await waitFor(() => rows.every((r) => live.pids.has(/** @type {number} */ (r.pid))), {
+      what: 'every new worker to serve',
+      show: () => `served: ${[...live.pids].join(' ')}; new: ${rows.map((r) => r.pid).join(' ')}`
+    })
+    return rows
   })
   assert.equal(seen.keepAlive.failed, 0, `keep-alive client: ${describeLoad(seen.keepAlive)}`)
   assert.equal(seen.fresh.failed, 0, `fresh-connection client: ${describeLoad(seen.fresh)}`)

@@ -7,6 +7,7 @@ import { test } from 'node:test'
 import { waitForMetrics } from '../helpers/metrics.js'
 import { parsePrometheus } from '../helpers/prometheus.js'
 import { APPS, freePort, httpGet, useSupHome } from '../helpers/sup.js'
+import { waitFor } from '../helpers/wait.js'
 
 test('sup metrics --port serves the Prometheus text format; --off closes it', async (t) => {
   const home = useSupHome(t)
@@ -87,16 +88,13 @@ test('probe figures: sup_ready follows the readiness probe, sup_liveness_restart
    * @param {string} what
    */
   const scrapeUntil = async (predicate, what, timeout = 15_000) => {
-    const deadline = Date.now() + timeout
     let last = null
-    while (Date.now() < deadline) {
+    return await waitFor(async () => {
       const families = parsePrometheus((await httpGet(metricsPort, '/metrics')).body)
       const of = (/** @type {string} */ name) => (families.get(name)?.samples ?? []).filter((s) => s.labels.app === 'web').map((s) => s.value)
       last = { ready: of('sup_ready'), liveness: of('sup_liveness_restarts_total') }
-      if (predicate(last)) return last
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-    throw new Error(`timed out after ${timeout} ms waiting for ${what}; last: ${JSON.stringify(last)}`)
+      return predicate(last) && last
+    }, { what, timeout, interval: 100, show: () => JSON.stringify(last) })
   }
   await scrapeUntil((f) => f.ready[0] === 1 && f.liveness[0] === 0, 'the worker ready')
 

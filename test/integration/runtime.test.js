@@ -2,12 +2,14 @@
 // sup-runtime: the daemon in the foreground, as a container runs it.
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
+import { EventEmitter } from 'node:events'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { APPS, ROOT, freePort, httpGet, isAlive, useSupHome, waitForExit } from '../helpers/sup.js'
 import { killEverythingOf, pidsRunning } from '../helpers/procs.js'
 import { waitForHttp } from '../helpers/under-load.js'
+import { waitForEvent } from '../helpers/wait.js'
 
 const RUNTIME = join(ROOT, 'bin', 'sup-runtime.js')
 
@@ -27,15 +29,15 @@ function startRuntime (t, home, args, { env = {}, command = [] } = {}) {
   })
   /** @type {{ out: string[], err: string[] }} */
   const lines = { out: [], err: [] }
-  /** @type {Array<() => void>} */
-  const waiters = []
+  /** says 'line' (stream, line) for each line as it comes */
+  const arrivals = new EventEmitter()
   for (const stream of /** @type {const} */ (['out', 'err'])) {
     let partial = ''
     child[stream === 'out' ? 'stdout' : 'stderr'].setEncoding('utf8').on('data', (chunk) => {
       const parts = (partial + chunk).split('\n')
       partial = /** @type {string} */ (parts.pop())
       lines[stream].push(...parts)
-      for (const wake of waiters.splice(0)) wake()
+      for (const line of parts) arrivals.emit('line', stream, line)
     })
   }
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
@@ -46,19 +48,17 @@ function startRuntime (t, home, args, { env = {}, command = [] } = {}) {
    * @param {number} [timeout]
    * @returns {Promise<string>}
    */
-  const waitForLine = (stream, pattern, timeout = 15_000) => new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ${stream} line matching ${pattern} in ${timeout} ms; got:\n${lines.out.join('\n')}\n---\n${lines.err.join('\n')}`)), timeout)
-    const check = () => {
-      const hit = lines[stream].find((l) => pattern.test(l))
-      if (hit !== undefined) {
-        clearTimeout(timer)
-        resolve(hit)
-      } else {
-        waiters.push(check)
-      }
-    }
-    check()
-  })
+  const waitForLine = async (stream, pattern, timeout = 15_000) => {
+    const hit = lines[stream].find((l) => pattern.test(l))
+    if (hit !== undefined) return hit
+    const [, line] = await waitForEvent(arrivals, 'line', {
+      what: `a ${stream} line matching ${pattern}`,
+      timeout,
+      filter: (s, l) => s === stream && pattern.test(l),
+      show: () => `\n${lines.out.join('\n')}\n---\n${lines.err.join('\n')}`
+    })
+    return line
+  }
   return { child, lines, waitForLine, /** @type {Promise<{ code: number | null, signal: string | null }>} */ exited }
 }
 

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { CLOSE_SLOW_SUBSCRIBER } from '../../ipc/protocol.js'
 import { APPS, useSupHome, waitForRows } from '../helpers/sup.js'
+import { waitFor, within } from '../helpers/wait.js'
 
 /** Lines of 16 KiB: about 300 of them fill what the daemon keeps for one subscriber. */
 const LINE_SIZE = 16 * 1024
@@ -40,16 +41,16 @@ test('a subscriber that stops reading is disconnected; the daemon and the others
   await fast.request('subscribe', { topics: ['log'] })
 
   // The daemon says when it lets the stalled subscriber go (we cannot see it while not reading).
-  await pollUntil(() => readFileSync(home.paths.daemonLog, 'utf8').includes('fell too far behind'), 30_000, 'the daemon to drop the stalled subscriber')
+  await waitFor(() => readFileSync(home.paths.daemonLog, 'utf8').includes('fell too far behind'), { what: 'the daemon to drop the stalled subscriber', timeout: 30_000, interval: 50 })
   const atDrop = fastLines
   assert.ok(atDrop > 0, 'the reader got lines while the other one stalled')
   // The reader goes on, and the daemon still answers.
-  await pollUntil(() => fastLines >= atDrop + LINES_AFTER, 20_000, `${LINES_AFTER} more lines for the reader`)
+  await waitFor(() => fastLines >= atDrop + LINES_AFTER, { what: `${LINES_AFTER} more lines for the reader`, timeout: 20_000, show: () => `${fastLines - atDrop} more` })
   const rows = await waitForRows(home, (rs) => rs.length === 1, { what: 'app.list answered' })
   assert.equal(rows[0].status, 'online')
 
   socket.resume()
-  const [code, reason] = await withDeadline(slowClosed, 20_000, 'the slow subscriber to be disconnected')
+  const [code, reason] = await within(slowClosed, { what: 'the slow subscriber to be disconnected', timeout: 20_000 })
   assert.equal(code, CLOSE_SLOW_SUBSCRIBER)
   assert.equal(reason, 'subscriber too slow')
   assert.ok(slowLines < fastLines, `the slow one got ${slowLines} lines, the reader ${fastLines}`)
@@ -57,31 +58,3 @@ test('a subscriber that stops reading is disconnected; the daemon and the others
   const drops = readFileSync(home.paths.daemonLog, 'utf8').split('\n').filter((line) => line.includes('fell too far behind'))
   assert.equal(drops.length, 1, 'one subscriber dropped, the stalled one')
 })
-
-/**
- * Check `condition` every 50 ms until it holds, or fail at the deadline.
- * @param {() => boolean} condition
- * @param {number} ms
- * @param {string} what
- */
-async function pollUntil (condition, ms, what) {
-  const deadline = Date.now() + ms
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
-/**
- * @template T
- * @param {Promise<T>} promise
- * @param {number} ms
- * @param {string} what
- * @returns {Promise<T>}
- */
-function withDeadline (promise, ms, what) {
-  /** @type {NodeJS.Timeout | undefined} */
-  let timer
-  const deadline = new Promise((resolve, reject) => { timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms) })
-  return /** @type {Promise<T>} */ (Promise.race([promise, deadline]).finally(() => clearTimeout(timer)))
-}

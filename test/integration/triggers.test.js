@@ -4,24 +4,7 @@ import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { APPS, useSupHome, waitForRows } from '../helpers/sup.js'
-import { waitUntil } from '../helpers/procs.js'
-
-/**
- * Wait until `check` returns something truthy; cheap checks, bounded by the deadline.
- * @template T
- * @param {() => Promise<T> | T} check
- * @param {{ timeout?: number, what: string }} options
- * @returns {Promise<T>}
- */
-async function waitFor (check, { timeout = 10_000, what }) {
-  const deadline = Date.now() + timeout
-  while (true) {
-    const value = await check()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
+import { waitFor } from '../helpers/wait.js'
 
 /** @param {ReturnType<typeof useSupHome>} home @param {string} app */
 async function describeApp (home, app) {
@@ -68,7 +51,7 @@ test('cron_restart of a cluster app is a rolling reload: new workers ready befor
   // The cron fires on even seconds. A tick that lands while `start` still waits for its
   // workers replaces one before it came online, and `start` rightly says so (1 run in 6 on a
   // quiet machine): start just after a tick, so the first one comes ~1.9 s later.
-  await waitUntil(() => Date.now() % 2000 < 150, 'just after an even second', 3000)
+  await waitFor(() => Date.now() % 2000 < 150, { what: 'just after an even second', timeout: 3000 })
   const start = await home.sup(['start', join(APPS, 'log-flood.js'), '-i', '2', '--cron-restart', '*/2 * * * * *', '--min-uptime', '100', '--', '1', '--stay'])
   assert.equal(start.code, 0, start.stderr)
   const first = await home.ls()

@@ -14,12 +14,9 @@ describe('waitFor', () => {
     assert.deepEqual(value, { calls: 3 })
   })
 
-  test('awaits an async predicate and counts a throw as not yet', async () => {
+  test('awaits an async predicate', async () => {
     let calls = 0
-    const value = await waitFor(async () => {
-      if (++calls < 3) throw new Error('not there')
-      return 'there'
-    }, { what: 'the answer', interval: 1 })
+    const value = await waitFor(async () => ++calls >= 3 && 'there', { what: 'the answer', interval: 1 })
     assert.equal(value, 'there')
   })
 
@@ -30,10 +27,16 @@ describe('waitFor', () => {
         assert.match(err.message, /^timed out after 50 ms waiting for a negative count; last seen: n=\d+$/)
         return true
       })
-    await assert.rejects(waitFor(() => { throw new Error('ENOENT: no file') }, { what: 'the file', timeout: 30 }),
-      { message: 'timed out after 30 ms waiting for the file; last seen: Error: ENOENT: no file' })
     await assert.rejects(waitFor(() => 0, { what: 'a count', timeout: 30 }),
       { message: 'timed out after 30 ms waiting for a count; last seen: 0' })
+  })
+
+  test('a check that throws fails the wait at once (an assertion in it stays an assertion)', async () => {
+    let calls = 0
+    await assert.rejects(waitFor(() => { calls++; assert.equal(calls, 0, 'the check asserts') }, { what: 'never', timeout: 5000 }),
+      { name: 'AssertionError', message: /^the check asserts/ })
+    await assert.rejects(waitFor(async () => { calls++; throw new Error('EACCES') }, { what: 'never', timeout: 5000 }), { message: 'EACCES' })
+    assert.equal(calls, 2)
   })
 
   test('gives up when the caller aborts', async () => {

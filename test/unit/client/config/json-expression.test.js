@@ -1,5 +1,6 @@
 // @ts-check
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import { describe, test } from 'node:test'
 import { evaluateJsonExpression } from '../../../../client/config/json-expression.js'
 
@@ -33,6 +34,20 @@ describe('evaluateJsonExpression', () => {
       assert.equal(result.ok, false)
       assert.match(/** @type {any} */ (result).message, message)
       assert.equal(/** @type {any} */ (result).syntax, false)
+    })
+  }
+
+  // Promise jobs used to run after the limit, on the CLI's own queue: it spun forever. In a
+  // child process, so that without the limit the test fails instead of hanging.
+  for (const text of ['(Promise.resolve().then(() => { while (true) {} }), { apps: [] })', '((async () => { await null; for (;;) {} })(), { apps: [] })']) {
+    test(`the time limit covers promise jobs: ${text}`, () => {
+      const module = new URL('../../../../client/config/json-expression.js', import.meta.url).href
+      const code = `import { evaluateJsonExpression } from ${JSON.stringify(module)}; const r = evaluateJsonExpression(${JSON.stringify(text)}, 'x.json', {}); console.log(JSON.stringify(r)); setImmediate(() => console.log('the CLI goes on'))`
+      const child = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', timeout: 15_000 })
+      assert.equal(child.signal, null, 'the evaluation ended by itself')
+      const [first, second] = child.stdout.trim().split('\n')
+      assert.match(JSON.parse(first).message, /timed out after 1000ms/)
+      assert.equal(second, 'the CLI goes on')
     })
   }
 

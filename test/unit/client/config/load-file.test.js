@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { isConfigFile, loadConfigFile, loadConfigText, selectApps } from '../../../../client/config/load-file.js'
+import { MAX_CONFIG_BYTES, MAX_CONFIG_DEPTH, isConfigFile, loadConfigFile, loadConfigText, selectApps } from '../../../../client/config/load-file.js'
 
 /** @type {string} */
 let dir
@@ -261,4 +261,32 @@ describe('loadConfigText (sup start -)', () => {
       })
     })
   }
+})
+
+describe('hostile sizes (issue 19 item 10): coded one-line errors, never a raw V8 error', () => {
+  test('a config file over MAX_CONFIG_BYTES is refused before it is read', async () => {
+    const file = write('huge.json', '')
+    fs.truncateSync(file, MAX_CONFIG_BYTES + 1)
+    await assert.rejects(loadConfigFile(file, dir), { code: 'SUP_ERR_CONFIG_FILE_TOO_LARGE', message: `config file ${file} is ${MAX_CONFIG_BYTES + 1} bytes, more than the ${MAX_CONFIG_BYTES} sup reads (split its apps over several files)` })
+    await assert.rejects(loadConfigText(' '.repeat(MAX_CONFIG_BYTES + 1)), { code: 'SUP_ERR_CONFIG_FILE_TOO_LARGE' })
+  })
+
+  const deep = (/** @type {number} */ n) => '['.repeat(n) + ']'.repeat(n)
+  for (const [name, text] of [['deep.json', `{ apps: [{ name: 'a', script: 'a.js', env: { X: ${deep(100_000)} } }] }`], ['deep2.json', `{ "apps": [{ "name": "a", "script": "a.js", "env": { "X": ${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)} } }] }`], ['cjs/deep.config.js', 'let v = 1; for (let i = 0; i < 100000; i++) v = [v]; module.exports = { apps: [{ name: \'a\', script: \'a.js\', env: { X: v } }] }']]) {
+    test(`a value nested 100k deep (${name}) is SUP_ERR_CONFIG_FILE_SYNTAX naming where`, async () => {
+      const file = write(name, text)
+      await assert.rejects(loadConfigFile(file, dir), { code: 'SUP_ERR_CONFIG_FILE_SYNTAX', message: `config file ${file} could not be read: apps[0].env.X… is nested more than ${MAX_CONFIG_DEPTH} levels deep` })
+    })
+  }
+
+  test('a YAML file nested deeper than its parser follows', async () => {
+    const file = write('deep.yml', `apps:\n  - name: a\n    script: a.js\n    env:\n      X: ${deep(100_000)}\n`)
+    await assert.rejects(loadConfigFile(file, dir), { code: 'SUP_ERR_CONFIG_FILE_SYNTAX', message: /could not be read: it is nested more than the parser can follow/ })
+  })
+
+  test('an object that holds itself is not walked forever', async () => {
+    const file = write('cjs/self.config.js', 'const app = { name: \'a\', script: \'a.js\' }; app.self = app; module.exports = { apps: [app] }')
+    const { apps } = await loadConfigFile(file, dir)
+    assert.equal(apps.length, 1)
+  })
 })

@@ -95,3 +95,9 @@ test('the log pane marks stderr and stdout and escapes tags in lines', () => {
   ], 40, { color: true, unicode: true })
   assert.equal(text, '{cyan-fg}api[0] out{/cyan-fg} hello {open}world{close}\n{red-fg}api[0] err{/red-fg} boom')
 })
+
+test('the log pane and every escaped text show an app\'s control characters instead of sending them to the terminal', () => {
+  const text = renderLogs([{ time: 0, app: 'api', id: 0, instance: 0, stream: 'out', line: '\u001b]0;t\u0007\u009b2J' }], 40, { color: false, unicode: true })
+  assert.equal(text, 'api[0] out \\x1b]0;t\\x07\\x9b2J')
+  assert.equal(escapeTags('a\u001b[2J{b}'), 'a\\x1b[2J{open}b{close}')
+})
