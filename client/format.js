@@ -138,7 +138,8 @@ export function renderRestartNotes (rows, now) {
   }
   return [...byApp].map(([name, down]) => {
     const last = down.reduce((a, b) => ((b.last_exit?.at ?? 0) > (a.last_exit?.at ?? 0) ? b : a))
-    const exit = last.last_exit ? `last exit ${describeExit(last.last_exit)} (worker ${last.id}, ${formatDuration(now - last.last_exit.at)} ago)` : 'not started yet'
+    const how = last.last_exit?.reason ?? (last.last_exit && `last exit ${describeExit(last.last_exit)}`)
+    const exit = last.last_exit ? `${how} (worker ${last.id}, ${formatDuration(now - last.last_exit.at)} ago)` : 'not started yet'
     const next = Math.min(...down.map((r) => r.retry_at ?? Infinity))
     const retry = Number.isFinite(next) ? `; next try in ${formatDuration(Math.max(0, next - now) + 999)}` : ''
     const what = down.some((r) => r.status === 'errored') ? paint('red', 'crash loop') : paint('yellow', 'restarting')

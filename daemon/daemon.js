@@ -57,7 +57,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   const balance = balanceFromEnv(env)
   const { sampleInterval, metrics, shutdownWithMessage, pidFile } = readDaemonOptions(argv, env, paths.home)
   const releaseLock = acquireLock(paths.pidFile, paths.home)
-  const removePidCopy = writePidCopy(pidFile, logger)
+  const removePidCopy = await writePidCopy(pidFile, logger)
   const settings = new Settings({ file: paths.settings, logger })
 
   const logDefaults = readLogDefaults(env, (message) => logger.warn(`${message}; using the default`))

@@ -21,6 +21,9 @@ import { PROTOCOL_VERSION } from '../ipc/methods.js'
  * @typedef {(params: any, ctx: HandlerContext) => unknown} Handler
  */
 
+/** How many of an app's last events `describe` shows. */
+const DESCRIBE_EVENTS = 8
+
 /** @type {Record<string, Handler>} */
 export const HANDLERS = {
   hello (params, { daemon }) {
@@ -50,9 +53,9 @@ export const HANDLERS = {
     return { events: events.list({ ...filter, limit: params.limit }), apps: filter.apps ? [...filter.apps] : null }
   },
 
-  'app.describe' (params, { supervisor, settings }) {
+  'app.describe' (params, { supervisor, settings, events }) {
     const described = supervisor.describe(params.target)
-    return { ...described, settings: settings.of(described.name) }
+    return { ...described, settings: settings.of(described.name), events: events.list({ apps: new Set([described.name]), limit: DESCRIBE_EVENTS }) }
   },
   // What each worker's process was given: its env on the settings it runs with.
   'app.env': (params, { supervisor }) => supervisor.resolve([params.target], { cwd: params.cwd }).map((w) => ({

@@ -2,6 +2,7 @@
 // One daemon per SUP_HOME: daemon.pid is created exclusively and holds the owner's pid.
 import { readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { SupError } from '../ipc/errors.js'
+import { readOwnFileSync } from '../ipc/safe-fs.js'
 import { isProcessRunning } from '../ipc/process-status.js'
 
 /**
@@ -14,6 +15,7 @@ import { isProcessRunning } from '../ipc/process-status.js'
 export function acquireLock (pidFile, home) {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
+      // 'wx' is O_CREAT | O_EXCL, which fails on a symlink at the name instead of following it.
       writeFileSync(pidFile, `${process.pid}\n`, { flag: 'wx', mode: 0o600 })
       return () => releaseLock(pidFile)
     } catch (err) {
@@ -50,7 +52,8 @@ export function mayBeDaemon (pid) {
 /** @param {string} pidFile */
 function readOwner (pidFile) {
   try {
-    const pid = Number.parseInt(readFileSync(pidFile, 'utf8'), 10)
+    // Not through a symlink: one at daemon.pid reads as no owner, and is removed (not its target).
+    const pid = Number.parseInt(readOwnFileSync(pidFile, 64), 10)
     return Number.isInteger(pid) && pid > 0 ? pid : null
   } catch {
     return null

@@ -2,7 +2,8 @@
 // PM2's pid_file: each worker's pid in a file of its own, `<path>-<id>.pid` (PM2's naming),
 // written when a process starts and removed when it is gone, so that a tool reading it never
 // finds the pid of a process that is not there.
-import { rename, rm, writeFile } from 'node:fs/promises'
+import { rm } from 'node:fs/promises'
+import { writeFileAtomic } from '../ipc/own-files.js'
 
 /**
  * The file for one worker: `app.pid` → `app-3.pid`; a path without `.pid` gets `-3.pid`.
@@ -50,12 +51,12 @@ export function trackPidFile (worker, file, logger) {
 
 /**
  * Write beside the file and rename over it: a reader sees the old pid or the new, never an
- * empty file.
+ * empty file. The temp name is random and made O_EXCL | O_NOFOLLOW: the old predictable name
+ * (`<file>.<daemon pid>.tmp`) let a symlink planted in a shared folder make a root daemon
+ * overwrite any file (issue 19). Not fsynced: a pid file means nothing after a crash.
  * @param {string} file
  * @param {string} text
  */
-async function writeWhole (file, text) {
-  const temp = `${file}.${process.pid}.tmp`
-  await writeFile(temp, text)
-  await rename(temp, file)
+function writeWhole (file, text) {
+  return writeFileAtomic(file, text, { mode: 0o644, durable: false })
 }

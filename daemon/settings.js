@@ -3,8 +3,12 @@
 // $SUP_HOME/settings.json, given to that app's workers as environment variables over its
 // own `env`, whenever an app of that name runs, across restarts of the daemon. PM2 keeps the
 // same in module_conf.json and hands a module its values as environment variables.
-import { readFileSync, renameSync } from 'node:fs'
+import { renameSync } from 'node:fs'
+import { readOwnFileSync } from '../ipc/safe-fs.js'
 import { writeFileAtomic } from './dump/store.js'
+
+/** Far more than any settings a person types; a bigger file is not read. */
+const SETTINGS_MAX_BYTES = 16 * 1024 * 1024
 
 /** @typedef {Record<string, Record<string, string>>} SettingsData app name → key → value */
 
@@ -36,11 +40,12 @@ export class Settings {
    * Set several keys at once, then write the file once.
    * @param {Array<{ app: string, key: string, value: string }>} entries
    */
-  async set (entries) {
-    for (const { app, key, value } of entries) {
-      this.data[app] = Object.assign(Object.create(null), this.of(app), { [key]: value })
-    }
-    await this.save()
+  set (entries) {
+    return this.change((data) => {
+      for (const { app, key, value } of entries) {
+        data[app] = Object.assign(Object.create(null), data[app], { [key]: value })
+      }
+    })
   }
 
   /**
@@ -49,20 +54,34 @@ export class Settings {
    * @returns {Promise<string[]>} the keys removed
    */
   async unset (app, key) {
-    const before = this.of(app)
-    const removed = key === null ? Object.keys(before) : Object.hasOwn(before, key) ? [key] : []
-    if (removed.length === 0) return removed
-    const rest = Object.assign(Object.create(null), Object.fromEntries(Object.entries(before).filter(([k]) => !removed.includes(k))))
-    if (Object.keys(rest).length === 0) delete this.data[app]
-    else this.data[app] = rest
-    await this.save()
+    /** @type {string[]} */
+    let removed = []
+    await this.change((data) => {
+      const before = Object.hasOwn(data, app) ? data[app] : {}
+      removed = key === null ? Object.keys(before) : Object.hasOwn(before, key) ? [key] : []
+      if (removed.length === 0) return false
+      const rest = Object.assign(Object.create(null), Object.fromEntries(Object.entries(before).filter(([k]) => !removed.includes(k))))
+      if (Object.keys(rest).length === 0) delete data[app]
+      else data[app] = rest
+    })
     return removed
   }
 
-  save () {
-    const text = `${JSON.stringify(this.data, null, 2)}\n`
-    this.writing = this.writing.catch(() => {}).then(() => writeFileAtomic(this.file, text))
-    return this.writing
+  /**
+   * Apply `edit` to a copy, write the copy, and only then make it the settings: a write that
+   * fails (a full disk) changes nothing, here or at the next start (issue 19). One change at a
+   * time, each on the result of the one before.
+   * @param {(data: SettingsData) => boolean | void} edit false: nothing changed, nothing to write
+   */
+  change (edit) {
+    const next = this.writing.catch(() => {}).then(async () => {
+      const data = Object.assign(Object.create(null), this.data)
+      if (edit(data) === false) return
+      await writeFileAtomic(this.file, `${JSON.stringify(data, null, 2)}\n`)
+      this.data = data
+    })
+    this.writing = next
+    return next
   }
 }
 
@@ -75,7 +94,7 @@ export class Settings {
 function readSettings (file, logger) {
   let text
   try {
-    text = readFileSync(file, 'utf8')
+    text = readOwnFileSync(file, SETTINGS_MAX_BYTES)
   } catch (err) {
     if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'ENOENT') logger.warn({ err, file }, 'cannot read the settings; starting without them')
     return Object.create(null)

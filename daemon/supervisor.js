@@ -19,6 +19,7 @@ import { HeldSockets } from './sockets/held-sockets.js'
 import { InheritedSockets } from './sockets/inherited-sockets.js'
 import { createWorkerStores } from './app/worker-stores.js'
 import { resolveRuntime } from './node-runtime/resolve.js'
+import { resolveRunAs } from './worker/run-as.js'
 
 /**
  * @typedef {import('./worker/worker.js').Worker} Worker
@@ -104,6 +105,8 @@ export class Supervisor extends EventEmitter {
     checkDependencies(configs, new Map([...this.apps.values()].map((app) => [app.name, app.config.depends_on ?? []])))
     // A node, bun or deno that cannot be found refuses the start before anything runs.
     for (const config of configs) resolveRuntime(config, { ...shellEnv, ...config.env })
+    // So do a user or group that does not exist, or that this daemon cannot become.
+    for (const config of configs) resolveRunAs(config)
     // Bound first: an address in use refuses the start before anything of it exists.
     const sockets = await this.bindSockets(fresh)
     this.refuseTaken(fresh, sockets)
@@ -115,6 +118,9 @@ export class Supervisor extends EventEmitter {
     })
     // autostart: false registers the app stopped, held like one `sup stop` stopped.
     for (const app of apps) if (!app.config.autostart) for (const worker of app.workers) worker.dispatch({ type: 'hold' })
+    // Registered is a change like any other, for the state file and the subscribers, even
+    // when no worker moves (issue 19 item 5).
+    for (const app of apps) if (!app.config.autostart) app.announce()
     await this.launchInOrder(apps.filter((app) => app.config.autostart).map((app) => ({ app, workers: app.workers })))
     const started = apps.flatMap((app) => app.workers)
     // The first attempt decided (up, given up on, or waiting to retry), as PM2's start answers;

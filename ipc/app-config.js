@@ -17,6 +17,8 @@ import { APP_FIELDS, STORED_FIELDS } from './app-fields.js'
  * @property {string | null} runtime the node a node app asks for: a path or "node@22"; null = `.nvmrc` / `.node-version` in its cwd, else the daemon's own (docs/config.md#interpreter)
  * @property {string[]} interpreter_args node args for node apps, interpreter args otherwise
  * @property {Record<string, string>} env the app's own env (config + --env), not the caller's shell
+ * @property {string | number | null} uid the user its workers run as (a root daemon only); null: the daemon's
+ * @property {string | number | null} gid their group; null: the user's own (or the daemon's)
  * @property {string} instance_var
  * @property {string | null} increment_var
  * @property {boolean} wait_ready

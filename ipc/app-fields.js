@@ -10,7 +10,7 @@
 /** @typedef {import('./schema.js').Schema} Schema */
 
 /**
- * @typedef {'string' | 'boolean' | 'duration' | 'count' | 'bytes' | 'path' | 'enum' | 'custom'} InputKind
+ * @typedef {'string' | 'boolean' | 'duration' | 'count' | 'bytes' | 'path' | 'enum' | 'user' | 'custom'} InputKind
  *   how the CLI reads the key (client/config/read-value.js); 'custom': normalize.js builds it
  *
  * @typedef {object} CliFlag a `sup start` flag that sets the key
@@ -39,6 +39,9 @@ const nullableStr = /** @type {const} */ ({ anyOf: [str, { type: 'null' }] })
 const bool = /** @type {const} */ ({ type: 'boolean' })
 const strList = /** @type {const} */ ({ type: 'array', items: str, maxItems: 1024 })
 const appName = /** @type {const} */ ({ type: 'string', pattern: APP_NAME_PATTERN })
+/** A user or group: its name (as useradd allows) or its number. */
+export const ACCOUNT_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_.-]{0,31}\$?$/
+const account = /** @type {const} */ ({ anyOf: [{ type: 'string', pattern: ACCOUNT_NAME_PATTERN }, { type: 'integer', minimum: 0, maximum: 2 ** 32 - 2 }, { type: 'null' }] })
 
 /** An environment: names without "=" (the kernel's separator), values of any text but NUL. */
 export const ENV_RECORD = /** @type {const} */ ({
@@ -86,6 +89,9 @@ export const APP_FIELDS = [
   { key: 'runtime', input: 'custom', schema: nullableStr, default: null },
   { key: 'interpreter_args', input: 'custom', schema: strList, default: [], aliases: ['node_args', 'interpreterArgs'], cli: [{ flags: '--node-args <args>', aliases: ['--interpreter-args'], help: 'arguments for node (or the interpreter), e.g. "--max-old-space-size=512"' }] },
   { key: 'env', input: 'custom', schema: ENV_RECORD, default: {} },
+  // PM2's uid/gid (user): who the workers run as; a root daemon only (daemon/worker/run-as.js)
+  { key: 'uid', input: 'user', schema: account, default: null, aliases: ['user'], cli: [{ flags: '--uid <user>', aliases: ['--user'], help: 'run the workers as this user (name or number; the daemon must be root)' }] },
+  { key: 'gid', input: 'user', schema: account, default: null, cli: [{ flags: '--gid <group>', help: 'run the workers with this group (name or number; default: the user\'s own)' }] },
   { key: 'instance_var', input: 'string', schema: { type: 'string', minLength: 1, maxLength: 256 }, default: 'NODE_APP_INSTANCE', cli: [{ flags: '--instance-var <name>', help: 'env var holding the instance number' }] },
   { key: 'increment_var', input: 'string', schema: nullableStr, default: null, cli: [{ flags: '--increment-var <name>', help: 'env var incremented per instance, e.g. PORT' }] },
   { key: 'wait_ready', input: 'boolean', schema: bool, default: false, cli: [{ flags: '--wait-ready', help: 'the app is ready when it calls process.send("ready")' }] },

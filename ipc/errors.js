@@ -39,6 +39,8 @@ export const ERRORS = Object.freeze({
   SUP_ERR_APP_NONE: { message: 'there are no apps, so "all" names nothing (sup start adds one)' },
   SUP_ERR_APP_NO_MATCH: { message: 'no app name matches {target} (sup ls lists apps)' },
   SUP_ERR_APP_TARGET_INVALID: { message: 'invalid target {target}: {reason} (a regex target is /pattern/, e.g. /^api-/)' },
+  SUP_ERR_APP_USER_UNKNOWN: { message: 'app "{name}": {key} "{value}" names no user or group of this machine (getent passwd / getent group list them; a number works too)' },
+  SUP_ERR_APP_USER_NOT_ROOT: { message: 'app "{name}" is set to run as "{user}", but this daemon is not root and cannot change user (run sup as root, or drop uid/gid from the app)' },
   SUP_ERR_APP_ALREADY_EXISTS: { message: 'app "{name}" already exists (sup restart {name}, or start it with another --name)' },
   SUP_ERR_APP_RENAME_MANY: { message: 'cannot rename {count} apps to "{name}": --name renames one app (name one app or one of its workers)' },
   SUP_ERR_APP_NAME_INVALID: { message: 'app name "{name}" is not allowed: use letters, digits, ".", "_" and "-", not starting with "." or "-", at most 64 characters' },

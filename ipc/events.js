@@ -11,7 +11,7 @@
  * @property {string} app
  * @property {number} id worker id
  * @property {number} instance
- * @property {'out' | 'err'} stream
+ * @property {'out' | 'err' | 'sup'} stream sup: the supervisor's line about the worker (an exit, a restart, a kill)
  * @property {string} line without its newline
  *
  * @typedef {Omit<WorkerRow, 'status'> & { status: WorkerRow['status'] | 'deleted' }} AppStateEvent

@@ -20,7 +20,7 @@ import { APP_CONFIG_SCHEMA, APP_NAME_PATTERN, ENV_RECORD } from './app-config.js
  * @property {number} memory bytes
  * @property {number} unstable_restarts
  * @property {number | null} retry_at
- * @property {{ code: number | null, signal: string | null, at: number } | null} last_exit
+ * @property {{ code: number | null, signal: string | null, at: number, reason?: string } | null} last_exit reason: set when the process could not be started at all (E2BIG, EACCES, ...)
  * @property {{ code: string, message: string, details: Record<string, unknown> } | null} log_error a log file of this worker cannot be written
  * @property {number} log_dropped_lines lines its log files could not take (disk too slow or failing)
  * @property {number} log_dropped_bytes

@@ -5,17 +5,16 @@
 // symlink planted where sup writes makes it write through to a file of the victim's. So: the
 // home must be a real directory of the effective uid that no one else may write (as ssh and
 // tmux require of theirs), the socket a socket of that uid, and sup's own files are opened
-// with O_NOFOLLOW, read with a size cap, and replaced through a random temp name made O_EXCL.
-// A few lstat/fstat calls, no process: `sup ls` pays microseconds for them.
-import { randomBytes } from 'node:crypto'
+// with O_NOFOLLOW, read with a size cap, and replaced through a random temp name made O_EXCL
+// (own-files.js, the daemon's side). A few lstat/fstat calls, no process, and nothing loaded
+// that the CLI did not load already: `sup ls` pays microseconds for them.
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync } from 'node:fs'
-import { open, rename, unlink } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
+import { dirname } from 'node:path'
 import { SupError } from './errors.js'
 
-const { O_APPEND, O_CREAT, O_EXCL, O_NONBLOCK, O_RDONLY, O_WRONLY } = constants
+const { O_APPEND, O_CREAT, O_NONBLOCK, O_RDONLY, O_WRONLY } = constants
 /** Not defined on Windows, where sup does not run; 0 there keeps the flags valid. */
-const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0
+export const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0
 
 /** Flags for a log sup appends to (daemon.log, an app's log file). */
 export const APPEND_FLAGS = O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW
@@ -102,83 +101,12 @@ export function readOwnFileSync (file, cap) {
 }
 
 /**
- * The same, for the daemon's loop: the open and the read off the main thread.
- * @param {string} file
- * @param {number} cap bytes
- * @returns {Promise<string>}
- */
-export async function readOwnFile (file, cap) {
-  let handle
-  try {
-    handle = await open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
-  } catch (err) {
-    throw refusedLink(file, err)
-  }
-  try {
-    const stat = await handle.stat()
-    if (!stat.isFile()) throw new SupError('SUP_ERR_HOME_FILE_UNSAFE', { file, what: describeType(stat) })
-    checkSize(file, stat.size, cap)
-    return await handle.readFile('utf8')
-  } finally {
-    await handle.close()
-  }
-}
-
-/**
  * @param {string} file
  * @param {number} size
  * @param {number} cap
  */
-function checkSize (file, size, cap) {
+export function checkSize (file, size, cap) {
   if (size > cap) throw new SupError('SUP_ERR_HOME_FILE_UNSAFE', { file, what: `${size} bytes, more than the ${cap} sup reads of it` })
-}
-
-/**
- * Replace `file` with `data` so that a reader sees the old content or the new, never a mix:
- * written to a temp file of a random name beside it, created O_EXCL | O_NOFOLLOW (a name
- * planted in advance, symlink or not, fails instead of being written through), then renamed
- * over `file` (which replaces a symlink there rather than following it).
- * @param {string} file
- * @param {string} data
- * @param {object} [options]
- * @param {number} [options.mode] of the new file
- * @param {boolean} [options.durable] fsync the file, and its folder after the rename
- * @param {() => Promise<void>} [options.beforeRename] e.g. keep the old file as a backup
- */
-export async function writeFileAtomic (file, data, { mode = 0o600, durable = true, beforeRename } = {}) {
-  const dir = dirname(file)
-  const temp = join(dir, `.${basename(file)}.${randomBytes(8).toString('hex')}.tmp`)
-  let created = false
-  try {
-    const handle = await open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode)
-    created = true
-    try {
-      await handle.writeFile(data, 'utf8')
-      if (durable) await handle.sync()
-    } finally {
-      await handle.close()
-    }
-    await beforeRename?.()
-    await rename(temp, file)
-  } catch (err) {
-    // Only a temp file we made is ours to remove.
-    if (created) await unlink(temp).catch(() => {})
-    throw err
-  }
-  if (durable) await syncDir(dir)
-}
-
-/**
- * A rename is durable only once the folder's entry is on disk too.
- * @param {string} dir
- */
-async function syncDir (dir) {
-  try {
-    const handle = await open(dir, O_RDONLY)
-    try { await handle.sync() } finally { await handle.close() }
-  } catch {
-    // Some systems cannot fsync a folder; the rename is still atomic there.
-  }
 }
 
 /** @param {string} home */
@@ -245,7 +173,7 @@ export function userName (uid) {
 }
 
 /** @param {import('node:fs').Stats} stat */
-function describeType (stat) {
+export function describeType (stat) {
   if (stat.isSymbolicLink()) return 'a symbolic link'
   if (stat.isDirectory()) return 'a directory'
   if (stat.isSocket()) return 'a socket'
@@ -259,7 +187,7 @@ function describeType (stat) {
  * @param {string} file
  * @param {unknown} err
  */
-function refusedLink (file, err) {
+export function refusedLink (file, err) {
   if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'ELOOP') return err
   return new SupError('SUP_ERR_HOME_FILE_UNSAFE', { file, what: 'a symbolic link' }, { cause: err })
 }

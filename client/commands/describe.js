@@ -48,10 +48,26 @@ export async function run (target, { paths, io, opts }) {
       io.out('')
       io.out(renderWorkerFigures(sampled))
     }
+    for (const line of describeEvents(info.events ?? [], info.name)) io.out(line)
     return 0
   } finally {
     await conn.close()
   }
+}
+
+/**
+ * The app's last events (why its workers started, exited, restarted), newest last.
+ * @param {import('../../ipc/events.js').SupEvent[]} events
+ * @param {string} name
+ * @param {number} [now]
+ * @returns {string[]}
+ */
+export function describeEvents (events, name, now = Date.now()) {
+  if (events.length === 0) return []
+  return ['', `last events (sup events ${name} for more)`, ...events.map((e) => {
+    const where = e.id === null ? '' : ` [${e.id}]`
+    return `  ${formatDuration(now - e.at).padStart(4)} ago${where} ${e.kind}: ${escapeControls(e.message)}`
+  })]
 }
 
 /**

@@ -7,7 +7,7 @@ import { SupError } from '../../ipc/errors.js'
 import { CLOSE_SLOW_SUBSCRIBER } from '../../ipc/protocol.js'
 import { escapeControls, stringifyForTerminal } from '../../ipc/terminal-text.js'
 
-/** @typedef {{ time: number, app: string, id: number, instance: number, stream: 'out' | 'err', line: string }} LogEntry */
+/** @typedef {{ time: number, app: string, id: number, instance: number, stream: 'out' | 'err' | 'sup', line: string }} LogEntry */
 
 /**
  * @param {string | undefined} target
@@ -90,13 +90,15 @@ function makePrinter (io, opts) {
   const color = colorEnabled()
   const pattern = opts.timestamp === true ? DEFAULT_TIMESTAMP : opts.timestamp
   const stamp = pattern ? (/** @type {LogEntry} */ e) => `${formatDate(e.time, pattern)} ` : () => ''
-  if (opts.raw) return (/** @type {LogEntry} */ e) => (e.stream === 'err' ? io.err : io.out)(`${stamp(e)}${e.line}`)
+  // The app's own lines alone: the supervisor's (exits, restarts) are left out.
+  if (opts.raw) return (/** @type {LogEntry} */ e) => { if (e.stream !== 'sup') (e.stream === 'err' ? io.err : io.out)(`${stamp(e)}${e.line}`) }
   // An app's line may hold escape sequences (a title, a screen clear, a clipboard write):
   // shown as \x1b..., never obeyed, unless --raw asks for the bytes.
   return (/** @type {LogEntry} */ entry) => {
     const prefix = `${stamp(entry)}${escapeControls(entry.app)}[${entry.instance}]`
     const line = escapeControls(entry.line)
-    if (entry.stream === 'err') io.out(`${paint('red', `${prefix} err |`, color)} ${line}`)
+    if (entry.stream === 'sup') io.out(`${paint('yellow', `${prefix} sup |`, color)} ${line}`)
+    else if (entry.stream === 'err') io.out(`${paint('red', `${prefix} err |`, color)} ${line}`)
     else io.out(`${paint('cyan', `${prefix} out |`, color)} ${line}`)
   }
 }

@@ -74,7 +74,8 @@ export async function run ({ paths, io }) {
   const onEvents = {
     metrics: (sample) => { model.applyMetrics(sample); redraw() },
     'app.state': (row) => { model.applyState(row); redraw() },
-    log: (entry) => { model.applyLog(entry); redraw() }
+    log: (entry) => { model.applyLog(entry); redraw() },
+    event: (event) => { model.applyEvent(event); redraw() }
   }
 
   const follow = async () => {
@@ -83,8 +84,10 @@ export async function run ({ paths, io }) {
         conn = await connectDaemon(paths)
         conn.onEvents(onEvents)
         const closed = new Promise((resolve) => conn?.once('close', resolve))
-        await conn.request('subscribe', { topics: ['metrics', 'log', 'app.state'] })
+        await conn.request('subscribe', { topics: ['metrics', 'log', 'app.state', 'event'] })
         model.setWorkers(await conn.request('app.list'))
+        // The crashes of the last minute, so a crash loop shows from the first frame.
+        for (const event of (await conn.request('events.list', { limit: 200 })).events) model.applyEvent(event)
         model.setHistory(await conn.request('metrics.history', {}))
         // Per app, so that one chatty app does not fill the tail of all the others.
         for (const name of model.apps().keys()) {

@@ -129,6 +129,9 @@ function report (rows, configs, io, opts) {
   const blocked = configs.filter((c) => c.depends_on?.length > 0 && rows.some((r) => r.name === c.name) &&
     rows.filter((r) => r.name === c.name).every((r) => r.status === 'stopped' && r.last_exit === null))
   for (const c of blocked) io.err(`sup: ${c.name} was not started: what it depends on (${c.depends_on.join(', ')}) was not ready in time (sup restart ${c.name} starts it)`)
+  // A process that could not be started at all says why (E2BIG, EACCES, ...), once per app.
+  const reasons = new Map(rows.filter((r) => r.last_exit?.reason).map((r) => [r.name, r.last_exit?.reason]))
+  for (const [name, reason] of reasons) io.err(`sup: ${name}: ${reason} (sup events ${name})`)
   if (failed.length > 0) {
     const names = [...new Set(failed.map((r) => r.name))]
     io.err(`sup: ${failed.length} worker(s) of ${names.join(', ')} did not come online (sup logs ${names[0]} --nostream shows why)`)

@@ -6,6 +6,7 @@
 import path from 'node:path'
 import { SupError } from '../../ipc/errors.js'
 import { parseBytes } from '../../ipc/units.js'
+import { ACCOUNT_NAME_PATTERN } from '../../ipc/app-fields.js'
 
 const DURATION_UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
 const MAX_MS = 2 ** 31 - 1
@@ -39,6 +40,7 @@ export function readField (field, raw, cwd) {
     case 'bytes': return parseBytes(value, key, { allowZero: /** @type {{ minimum: number }} */ (numberSchema(schema)).minimum === 0 })
     case 'path': return resolvePath(value, key, cwd)
     case 'enum': return parseChoice(value, key, /** @type {{ enum: readonly string[] }} */ (schema).enum)
+    case 'user': return parseAccount(value, key)
   }
   throw new Error(`${key} is built by client/config/normalize.js, not read by its kind`)
 }
@@ -60,6 +62,19 @@ export function parseString (value, option) {
   if (value == null || value === '') return null
   if (typeof value !== 'string') throwInvalid(option, value, 'must be a string')
   return value
+}
+
+/**
+ * A user or group (uid, gid): a name, or a number (digits from a flag are a number).
+ * @param {unknown} value
+ * @param {string} option
+ * @returns {string | number}
+ */
+export function parseAccount (value, option) {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 2 ** 32 - 2) return value
+  if (typeof value === 'string' && /^\d+$/.test(value) && Number(value) <= 2 ** 32 - 2) return Number(value)
+  if (typeof value === 'string' && ACCOUNT_NAME_PATTERN.test(value)) return value
+  throwInvalid(option, value, 'must be a user or group name, or its number')
 }
 
 /**

@@ -7,6 +7,11 @@
 export const HISTORY_POINTS = 300
 /** Log lines kept per app for the tail pane (per app, so a chatty app does not crowd out the others). */
 export const LOG_LINES = 300
+/** An app whose workers crashed this many times within CRASH_WINDOW_MS is shown as crashing. */
+export const CRASH_COUNT = 2
+export const CRASH_WINDOW_MS = 60_000
+/** The events that are a worker going down on its own (docs/events.md). */
+const CRASH_KINDS = new Set(['restarting', 'crash-loop', 'spawn-error', 'liveness', 'killed'])
 
 /**
  * @typedef {import('../../ipc/methods.js').WorkerRow & {
@@ -15,7 +20,9 @@ export const LOG_LINES = 300
  *   heap?: { used: number, total: number } | null, handles?: number | null }} WorkerView
  * @typedef {import('../../ipc/events.js').LogEvent} LogEntry
  * @typedef {{ cpu: number[], memory: number[], loop_p99: Array<number | null>, heap_used: Array<number | null> }} Series
- * @typedef {{ kind: 'app', name: string, workers: WorkerView[], expanded: boolean }
+ * @typedef {{ count: number, last: import('../../ipc/events.js').SupEvent }} Crashing an app that keeps going down:
+ *   its crashes within CRASH_WINDOW_MS and the newest, whose message says why
+ * @typedef {{ kind: 'app', name: string, workers: WorkerView[], expanded: boolean, crashing?: Crashing | null }
  *   | { kind: 'worker', worker: WorkerView, last: boolean }} Line
  */
 
@@ -31,6 +38,38 @@ export class MonitModel {
     this.expanded = new Set()
     /** @type {{ kind: 'app', name: string } | { kind: 'worker', id: number } | null} */
     this.selection = null
+    /** @type {Map<string, import('../../ipc/events.js').SupEvent[]>} app → its recent crashes, oldest first */
+    this.crashes = new Map()
+    /** The clock crashes are counted against (tests set it). */
+    this.now = Date.now
+  }
+
+  /**
+   * A supervisor decision (the `event` topic, or events.list at start): crashes are counted,
+   * so an app that dies every few seconds is not a green "online" with a growing count.
+   * @param {import('../../ipc/events.js').SupEvent} event
+   */
+  applyEvent (event) {
+    if (!CRASH_KINDS.has(event.kind)) return
+    const list = this.crashes.get(event.app) ?? []
+    if (list.some((e) => e.seq === event.seq)) return
+    list.push(event)
+    const since = this.now() - CRASH_WINDOW_MS
+    this.crashes.set(event.app, list.filter((e) => e.at >= since))
+  }
+
+  /**
+   * Whether an app is crash-looping now: errored workers, or CRASH_COUNT crashes within the window.
+   * @param {string} app
+   * @param {WorkerView[]} workers
+   * @returns {Crashing | null}
+   */
+  crashing (app, workers) {
+    const since = this.now() - CRASH_WINDOW_MS
+    const recent = (this.crashes.get(app) ?? []).filter((e) => e.at >= since)
+    const errored = workers.some((w) => w.status === 'errored')
+    if (recent.length === 0 || (recent.length < CRASH_COUNT && !errored)) return null
+    return { count: recent.length, last: recent[recent.length - 1] }
   }
 
   /** @param {WorkerView[]} rows the whole list (app.list), replacing what we had */
@@ -127,7 +166,7 @@ export class MonitModel {
     const lines = []
     for (const [name, workers] of this.apps()) {
       const expanded = this.expanded.has(name)
-      lines.push({ kind: 'app', name, workers, expanded })
+      lines.push({ kind: 'app', name, workers, expanded, crashing: this.crashing(name, workers) })
       if (expanded) workers.forEach((worker, i) => lines.push({ kind: 'worker', worker, last: i === workers.length - 1 }))
     }
     return lines
@@ -181,17 +220,17 @@ export class MonitModel {
 
   /**
    * What the selection names, for the right pane and for actions.
-   * @returns {{ label: string, target: string, workers: WorkerView[] } | null}
+   * @returns {{ label: string, target: string, workers: WorkerView[], crashing: Crashing | null } | null}
    */
   selected () {
     const sel = this.selection
     if (!sel) return null
     if (sel.kind === 'app') {
       const workers = this.apps().get(sel.name) ?? []
-      return { label: sel.name, target: sel.name, workers }
+      return { label: sel.name, target: sel.name, workers, crashing: this.crashing(sel.name, workers) }
     }
     const worker = this.workers.get(sel.id)
-    return worker ? { label: `${worker.name}[${worker.instance}] #${worker.id}`, target: String(worker.id), workers: [worker] } : null
+    return worker ? { label: `${worker.name}[${worker.instance}] #${worker.id}`, target: String(worker.id), workers: [worker], crashing: this.crashing(worker.name, [worker]) } : null
   }
 
   /**

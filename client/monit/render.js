@@ -80,6 +80,11 @@ export function renderLine (line, width, selected, style) {
     const worst = workers.find((w) => w.status === 'errored') ?? workers.find((w) => w.status !== 'online')
     status = online === workers.length ? 'online' : worst && workers.length === 1 ? worst.status : `${online}/${workers.length} up`
     statusColor = online === workers.length ? 'green' : STATUS_COLORS[worst?.status ?? ''] ?? 'yellow'
+    // Dying every few seconds is not "online", whatever the status between two deaths.
+    if (line.crashing) {
+      status = `crash${style.unicode ? '×' : 'x'}${line.crashing.count}`
+      statusColor = 'red'
+    }
     name = `${line.expanded ? '▾' : '▸'} ${line.name}${line.expanded ? '' : ` (${workers.length})`}`
     cpu = workers.reduce((n, w) => n + w.cpu, 0)
     memory = workers.reduce((n, w) => n + w.memory, 0)
@@ -139,7 +144,7 @@ export function renderChart (values, width, rows, max, unicode) {
 
 /**
  * The right-top pane: the selection's figures and charts.
- * @param {{ label: string, workers: WorkerView[] } | null} selected
+ * @param {{ label: string, workers: WorkerView[], crashing?: import('./model.js').Crashing | null } | null} selected
  * @param {import('./model.js').Series} series
  * @param {number} width inner width
  * @param {number} height inner height
@@ -173,6 +178,8 @@ export function renderFigures (selected, series, width, height, style) {
   const live = workers.reduce((n, w) => n + (w.liveness_restarts ?? 0), 0)
   const last = workers.map((w) => w.last_restart).filter((r) => r).sort((x, y) => /** @type {any} */ (y).at - /** @type {any} */ (x).at)[0]
   if (live > 0) footer.push(`${live} liveness restart${live === 1 ? '' : 's'}${last ? ` (${last.reason.replace(/^liveness probe failed: /, '')})` : ''}`)
+  // Why it keeps going down, first, where the eye goes.
+  if (selected.crashing) footer.unshift(`crashing: ${selected.crashing.count} in 60s, last: ${selected.crashing.last.message}`)
   // Two charts share what is left after their two title lines and the footer.
   const cpuRows = Math.max(1, Math.ceil((height - 3) / 2))
   const memRows = Math.max(1, Math.floor((height - 3) / 2))
@@ -202,10 +209,11 @@ function formatMs (ms) {
  */
 export function renderLogs (entries, width, style) {
   return entries.map((e) => {
-    const prefix = `${e.app}[${e.instance}] ${e.stream === 'err' ? 'err' : 'out'}`
+    const prefix = `${e.app}[${e.instance}] ${e.stream}`
     const text = escapeTags(fit(`${prefix} ${escapeControls(e.line)}`, width).trimEnd())
     const head = escapeTags(prefix)
     const body = text.slice(head.length)
-    return (e.stream === 'err' ? paint('red', head, style) : paint('cyan', head, style)) + body
+    // err red, the supervisor's own lines (why a worker went down) yellow, out cyan
+    return paint(e.stream === 'err' ? 'red' : e.stream === 'sup' ? 'yellow' : 'cyan', head, style) + body
   }).join('\n')
 }

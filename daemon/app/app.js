@@ -21,6 +21,16 @@ import { workerRow } from './worker-row.js'
 import { realEffects } from '../worker/effects.js'
 import { readVersioning } from './versioning.js'
 
+/** Worker events written among its log lines (sup logs, the out file): why it went down on its own. */
+const LOGGED_KINDS = new Set(['restarting', 'crash-loop', 'not-restarting', 'killed', 'liveness', 'spawn-error'])
+
+/**
+ * A failure the user will look for in the logs: not a clean exit (code 0, or a code the app
+ * lists in stop_exit_codes), nor an exit it was asked for (those are in sup events).
+ * @param {{ kind: string, data: Record<string, unknown> }} event
+ */
+const isLoggedFailure = (event) => LOGGED_KINDS.has(event.kind) && !(event.kind === 'not-restarting' && event.data.code === 0)
+
 /**
  * @typedef {import('../../ipc/app-config.js').AppConfig} AppConfig
  * @typedef {import('../rollout/reload.js').RolloutSummary} RolloutSummary
@@ -125,7 +135,11 @@ export class App extends EventEmitter {
     worker.on('agent', (report) => agent.set(worker, report))
     if (revision.config.pid_file) trackPidFile(worker, revision.config.pid_file, this.logger)
     worker.on('remove', () => this.removeWorker(worker))
-    worker.on('event', (event) => this.emit('event', event))
+    worker.on('event', (event) => {
+      // Why a worker went down, where its lines are: sup logs and its out file (PM2's habit).
+      if (isLoggedFailure(event)) this.logs.note(worker, `App [${event.app}:${event.id}] ${event.message}`)
+      this.emit('event', event)
+    })
     probeWorker(worker, this.stores.probes)
     // Readiness decides who gets connections: any change of any worker may move a gate.
     worker.on('change', () => this.regate())

@@ -8,7 +8,7 @@
 // (cluster workers themselves exit when their channel to the dead primary closes; their
 // descendants stay in the dead daemon's process group).
 import { setTimeout as sleep } from 'node:timers/promises'
-import { listDescendants, listProcesses, readProcess, sendSignal } from '../worker/process-tree.js'
+import { listDescendants, listMarkedByDaemon, listProcesses, readProcess, sendSignal } from '../worker/process-tree.js'
 
 /** Stubborn survivors get at most this long (ms), whatever their kill_timeout says. */
 const MAX_GRACE = 30_000
@@ -38,6 +38,9 @@ export async function reapPrevious ({ workers, daemon, logger }) {
   for (const leader of [...workers.filter((w) => w.ownGroup), { pid: daemon.pid, startTime: daemon.start_time }]) {
     for (const p of groupMembers(procs, leader.pid, leader.startTime)) leftovers.set(p.pid, p)
   }
+  // And what left every tree and group: a daemonised grandchild whose worker died with the
+  // daemon, found by the token that daemon gave it (issue 19 item 14).
+  if (daemon.start_time) for (const p of await listMarkedByDaemon(daemon.pid, daemon.start_time)) leftovers.set(p.pid, p)
   for (const w of survivors) leftovers.delete(w.pid)
   leftovers.delete(process.pid)
   if (survivors.length === 0 && leftovers.size === 0) return { stopped: 0, killed: 0 }

@@ -3,12 +3,14 @@
 // the folder), the previous version kept as dump.json.bak, read back with a fall back to the
 // .bak when dump.json is corrupt. PM2 writes its dump in place, so a crash or a full disk
 // mid-write leaves a truncated file and an empty process list (PM2 #1035, #2653, #3776).
-import { access, link, open, readFile, rename, unlink } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
+import { access, link, rename, unlink } from 'node:fs/promises'
+import { dirname } from 'node:path'
 import { SupError } from '../../ipc/errors.js'
+import { readOwnFile, writeFileAtomic as replaceFile } from '../../ipc/own-files.js'
 import { parseDump } from './format.js'
 
-let tempCounter = 0
+/** More than any dump sup writes (the IPC frame limit is 16 MiB): a bigger file is not read. */
+export const DUMP_MAX_BYTES = 64 * 1024 * 1024
 
 /**
  * Replace `file` with `text` so that a reader, or the next boot, sees the old content or the
@@ -17,23 +19,11 @@ let tempCounter = 0
  * @param {string} text
  */
 export async function writeFileAtomic (file, text) {
-  const dir = dirname(file)
-  const temp = join(dir, `.${basename(file)}.${process.pid}.${tempCounter++}.tmp`)
   try {
-    const handle = await open(temp, 'wx', 0o600)
-    try {
-      await handle.writeFile(text, 'utf8')
-      await handle.sync()
-    } finally {
-      await handle.close()
-    }
-    await keepBackup(file)
-    await rename(temp, file)
+    await replaceFile(file, text, { beforeRename: () => keepBackup(file) })
   } catch (err) {
-    await unlink(temp).catch(() => {})
-    throw new SupError('SUP_ERR_DUMP_WRITE_FAILED', { file, dir, reason: /** @type {Error} */ (err).message }, { cause: err })
+    throw new SupError('SUP_ERR_DUMP_WRITE_FAILED', { file, dir: dirname(file), reason: /** @type {Error} */ (err).message }, { cause: err })
   }
-  await syncDir(dir)
 }
 
 /**
@@ -50,22 +40,7 @@ async function keepBackup (file) {
     const code = /** @type {NodeJS.ErrnoException} */ (err).code
     if (code === 'ENOENT') return
     if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EXDEV' && code !== 'EMLINK') throw err
-    const text = await readFile(file)
-    const handle = await open(bak, 'w', 0o600)
-    try { await handle.writeFile(text) } finally { await handle.close() }
-  }
-}
-
-/**
- * The rename is durable only once the folder's entry is on disk too.
- * @param {string} dir
- */
-async function syncDir (dir) {
-  try {
-    const handle = await open(dir, 'r')
-    try { await handle.sync() } finally { await handle.close() }
-  } catch {
-    // Some systems cannot fsync a folder; the rename is still atomic there.
+    await replaceFile(bak, await readOwnFile(file, DUMP_MAX_BYTES), { durable: false })
   }
 }
 
@@ -128,7 +103,7 @@ async function exists (file) {
 async function readOne (file) {
   let text
   try {
-    text = await readFile(file, 'utf8')
+    text = await readOwnFile(file, DUMP_MAX_BYTES)
   } catch (err) {
     if (/** @type {NodeJS.ErrnoException} */ (err).code === 'ENOENT') return { status: 'missing' }
     return { status: 'bad', error: new SupError('SUP_ERR_DUMP_CORRUPT', { file, reason: /** @type {Error} */ (err).message }, { cause: err }) }

@@ -9,6 +9,7 @@ import { mkdir, open, rename } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import { SupError } from '../../ipc/errors.js'
+import { APPEND_FLAGS } from '../../ipc/safe-fs.js'
 import { gzipFile, pruneRotations } from './maintenance.js'
 import { LineQueue } from './queue.js'
 import { formatStamp, rotatedPath } from './rotation.js'
@@ -152,7 +153,8 @@ export class LogFile extends EventEmitter {
     let handle
     try {
       await mkdir(dirname(this.path), { recursive: true, mode: 0o700 })
-      handle = await open(this.path, 'a', 0o600)
+      // O_NOFOLLOW: a symlink planted at a log's path is refused, not written through (issue 19).
+      handle = await open(this.path, APPEND_FLAGS, 0o600)
       this.size = (await handle.stat()).size
       this.handle = handle
     } catch (err) {

@@ -7,7 +7,7 @@
 const NEWLINE = 0x0a
 
 /**
- * @typedef {{ time: number, app: string, id: number, instance: number, stream: 'out' | 'err', line: string }} LogEntry
+ * @typedef {{ time: number, app: string, id: number, instance: number, stream: 'out' | 'err' | 'sup', line: string }} LogEntry
  * @typedef {Omit<LogEntry, 'line'>} LineSource
  * @typedef {{ source: LineSource, buf: Buffer, lines: number }} Chunk whole lines, each ending in "\n"
  */

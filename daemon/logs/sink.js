@@ -190,6 +190,27 @@ export class LogSink extends EventEmitter {
   }
 
   /**
+   * A line of the supervisor's about one worker (an exit and what follows, a kill, a spawn
+   * error: its journal event), among that worker's stdout lines in `sup logs` and in its out
+   * file, as PM2 writes `App [api:2] exited with code [1]`: marked `[sup]` in the file and with
+   * the stream `sup` in `sup logs`, so it is told from the app's own lines. A file written as
+   * JSON gets a JSON object (stream "sup"), never a bare line among its objects.
+   * @param {{ id: number, instance: number }} source
+   * @param {string} text
+   */
+  note (source, text) {
+    if (this.closed) return
+    const entry = { time: Date.now(), app: this.config.name, id: source.id, instance: source.instance, stream: /** @type {const} */ ('sup'), line: text }
+    this.ring.push(entry)
+    this.emit('line', entry)
+    const { config } = this
+    const stamped = config.time || config.log_date_format || config.log_type === 'json'
+    const line = config.log_type === 'json' ? formatLine(entry, config) : formatLine({ ...entry, line: `[sup] ${stamped ? '' : `${new Date(entry.time).toISOString()} `}${text}` }, config)
+    const bytes = Buffer.from(line + '\n')
+    for (const path of logTargetsFor(config, this.logsDir, 'out', source.instance)) this.fileFor(path, source.instance).write(bytes)
+  }
+
+  /**
    * Pause a stream until its files drain, or until maxPause has passed.
    * @param {import('node:stream').Readable} readable
    * @param {string[]} paths

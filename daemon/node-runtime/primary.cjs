@@ -42,8 +42,9 @@ function relay (stream, w, t) {
 /** The daemon's messages, by their `t`. */
 const handlers = {
   /** @param {any} message */
-  fork ({ w, exec, args, execArgv, cwd, env }) {
-    cluster.setupPrimary({ exec, args, execArgv, cwd, silent: true })
+  fork ({ w, exec, args, execArgv, cwd, env, uid, gid }) {
+    // uid/gid: the app runs as another user (a root daemon; daemon/worker/run-as.js)
+    cluster.setupPrimary({ exec, args, execArgv, cwd, silent: true, ...(uid === undefined ? {} : { uid, gid }) })
     /** @type {Record<string, string | undefined>} */
     const masked = {}
     for (const key of ownKeys) masked[key] = undefined

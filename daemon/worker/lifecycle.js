@@ -1,7 +1,7 @@
 // @ts-check
 // The worker lifecycle as one transition table: (config, state, event, now) → (state, effects).
 // No timers, processes or I/O here; daemon/worker/worker.js carries out the effects.
-import { decideAfterExit } from './restart-policy.js'
+import { crashLoopRetryDelay, decideAfterExit } from './restart-policy.js'
 
 /** The words `sup ls` shows (design §3). */
 export const STATUS = Object.freeze({
@@ -50,7 +50,8 @@ export const isStoppingOrStopped = (s) => s.status === STATUS.STOPPING || s.stat
  * @property {boolean} probeReady its readiness probe passes now (docs/probes.md); false without one
  * @property {number} livenessRestarts restarts because its liveness probe failed
  * @property {{ reason: string, at: number } | null} lastRestart why sup last restarted it on its own decision (a failed liveness probe)
- * @property {{ code: number | null, signal: string | null, at: number } | null} lastExit
+ * @property {{ code: number | null, signal: string | null, at: number, reason?: string } | null} lastExit
+ *   reason: why, when known: the process could not be started, or it said why it failed to start
  * @property {number | null} retryAt when a waiting/errored worker will be started again
  * @property {'start' | 'remove' | null} afterStop what follows once it has stopped
  * @property {boolean} held stopped on purpose (`sup stop`, autostart: false, a dependency not
@@ -60,7 +61,7 @@ export const isStoppingOrStopped = (s) => s.status === STATUS.STOPPING || s.stat
  *   | { type: 'spawned', pid: number }
  *   | { type: 'listening' }
  *   | { type: 'ready' }
- *   | { type: 'exit', code: number | null, signal: string | null }
+ *   | { type: 'exit', code: number | null, signal: string | null, failed?: SpawnFailure, cause?: string }
  *   | { type: 'stop', afterStop?: 'start' | 'remove' | null, drain?: boolean, hold?: boolean }
  *   | { type: 'hold' }
  *   | { type: 'drained' }
@@ -69,6 +70,8 @@ export const isStoppingOrStopped = (s) => s.status === STATUS.STOPPING || s.stat
  *   | { type: 'carry-restarts', restarts: number }
  *   | { type: 'probe', kind: 'readiness' | 'liveness', passing: boolean, reason?: string | null }} WorkerEvent
  *
+ * @typedef {{ code: string | null, message: string, permanent: boolean }} SpawnFailure the process could not be
+ *   started at all (E2BIG, EACCES, ENOENT, EMFILE, ...); permanent: a retry in a moment cannot fix it
  * @typedef {'ready' | 'kill' | 'retry' | 'drain'} TimerName
  * @typedef {{ type: 'spawn' }
  *   | { type: 'graceful-stop' }
@@ -179,7 +182,9 @@ const HANDLERS = {
   },
 
   exit (config, state, event, now) {
-    const exited = { ...state, pid: null, listening: false, ready: false, probeReady: false, draining: false, lastExit: { code: event.code, signal: event.signal, at: now } }
+    // failed: it never started; cause: what its last words said (a port in use, diagnose.js)
+    const reason = event.failed ? `could not start: ${event.failed.message}` : event.cause ?? null
+    const exited = { ...state, pid: null, listening: false, ready: false, probeReady: false, draining: false, lastExit: { code: event.code, signal: event.signal, at: now, ...(reason ? { reason } : {}) } }
     const cleanup = /** @type {Effect[]} */ ([{ type: 'clear-timer', name: 'ready' }, { type: 'clear-timer', name: 'kill' }, { type: 'reap-orphans' }])
     if (state.draining) cleanup.unshift({ type: 'clear-timer', name: 'drain' })
     const how = event.signal ? `signal ${event.signal}` : `code ${event.code}`
@@ -190,6 +195,16 @@ const HANDLERS = {
     }
     if (state.status !== STATUS.STARTING && state.status !== STATUS.ONLINE) return { state: exited, effects: cleanup }
 
+    if (event.failed?.permanent && config.autorestart) {
+      // Not in a tight loop: the half-open retry of a crash loop, which gives the user time to
+      // fix the file, its mode or the environment (sup restart tries again at once).
+      const delay = crashLoopRetryDelay(state.crashLoops)
+      const next = { ...exited, status: STATUS.ERRORED, crashLoops: state.crashLoops + 1, retryAt: now + delay }
+      return {
+        state: next,
+        effects: [...cleanup, { type: 'event', kind: 'spawn-error', level: 'error', message: `${reason}; not retried in a loop: trying again in ${delay} ms`, data: { error: event.failed.code, delay, retry_at: next.retryAt } }, { type: 'set-timer', name: 'retry', ms: delay }]
+      }
+    }
     const decision = decideAfterExit(config, state, event, now)
     if (decision.action === 'stop') {
       return {
@@ -207,9 +222,10 @@ const HANDLERS = {
       retryAt: now + decision.delay
     }
     const errored = decision.action === 'errored'
+    const because = reason ? ` (${reason})` : ''
     const message = errored
-      ? `exited with ${how}; crash loop (${decision.unstableRestarts} exits within min_uptime ${config.min_uptime} ms), retrying in ${decision.delay} ms`
-      : `exited with ${how}; restarting in ${decision.delay} ms`
+      ? `exited with ${how}${because}; crash loop (${decision.unstableRestarts} exits within min_uptime ${config.min_uptime} ms), retrying in ${decision.delay} ms`
+      : `exited with ${how}${because}; restarting in ${decision.delay} ms`
     const data = { ...exit, delay: decision.delay, retry_at: next.retryAt, unstable_restarts: decision.unstableRestarts, attempt: state.restarts + 1 }
     return {
       state: next,

@@ -216,6 +216,30 @@ async function sweep (wanted) {
 }
 
 /**
+ * Every process that carries a token a daemon with this pid handed out (tokens are
+ * `<daemon pid>.<worker id>.<n>`, daemon/worker/worker.js), started since that daemon: what a
+ * dead daemon's workers left behind, including what left their trees in a session of its own.
+ * Linux only (elsewhere: none).
+ * @param {number} daemonPid
+ * @param {string} since that daemon's start time (ticks since boot)
+ * @returns {Promise<ProcInfo[]>}
+ */
+export async function listMarkedByDaemon (daemonPid, since) {
+  if (process.platform !== 'linux' || !/^\d+$/.test(since)) return []
+  const prefix = `${daemonPid}.`
+  const candidates = (await listProcesses()).filter((p) => Number(p.startTime) >= Number(since) && p.pid !== process.pid)
+  return readInChunks(candidates, (proc) => {
+    let env
+    try {
+      env = readFileSync(`/proc/${proc.pid}/environ`, 'latin1')
+    } catch {
+      return null
+    }
+    return TOKEN_PATTERN.exec(env)?.[1]?.startsWith(prefix) ? proc : null
+  })
+}
+
+/**
  * Signal the processes that are still the ones we recorded (same pid and start time).
  * @param {ProcInfo[]} recorded
  * @param {NodeJS.Signals} signal

@@ -9,6 +9,7 @@ import { EventEmitter } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { APP_MESSAGES, dispatch, toAgent, workerActOf } from '../../ipc/agent-protocol.js'
 import { withListenPid } from '../../ipc/listen-fds.js'
+import { envFor, resolveRunAs } from './run-as.js'
 
 export const AGENT_PATH = fileURLToPath(new URL('../agent/agent.cjs', import.meta.url))
 
@@ -73,25 +74,31 @@ export function replacingEnv (env) {
  * @returns {SpawnedWorker}
  */
 export function spawnWorker (primaries, config, env, sockets = null, runtime = null) {
-  if (config.exec_mode !== 'cluster') return spawnForkWorker(config, env, sockets, runtime)
-  if (runtime === null || runtime.own) return forkClusterWorker(config, env)
+  // Another user (uid/gid): refused here too, for a config that never went through app.start.
+  const runAs = resolveRunAs(config)
+  const ids = runAs ? { uid: runAs.uid, gid: runAs.gid } : {}
+  const workerEnv = runAs ? envFor(env, runAs, config.env) : env
+  if (config.exec_mode !== 'cluster') return spawnForkWorker(config, workerEnv, sockets, runtime, ids)
+  if (runtime === null || runtime.own) return forkClusterWorker(config, workerEnv, ids)
   // Another node: its own primary forks the worker (daemon/node-runtime/primary.cjs).
-  const spec = { exec: config.script, args: config.args, execArgv: [...config.interpreter_args, '--require', AGENT_PATH], cwd: config.cwd }
-  return primaries.fork(runtime.path, spec, env, clusterWorkerMessages)
+  const spec = { exec: config.script, args: config.args, execArgv: [...config.interpreter_args, '--require', AGENT_PATH], cwd: config.cwd, ...ids }
+  return primaries.fork(runtime.path, spec, workerEnv, clusterWorkerMessages)
 }
 
 /**
  * @param {import('../../ipc/app-config.js').AppConfig} config
  * @param {Record<string, string>} env
+ * @param {{ uid?: number, gid?: number }} ids another user's (uid/gid), or none
  * @returns {SpawnedWorker}
  */
-function forkClusterWorker (config, env) {
+function forkClusterWorker (config, env, ids) {
   cluster.setupPrimary({
     exec: config.script,
     args: config.args,
     execArgv: [...config.interpreter_args, '--require', AGENT_PATH],
     cwd: config.cwd,
-    silent: true
+    silent: true,
+    ...ids
   })
   const worker = cluster.fork(replacingEnv(env))
   const events = new EventEmitter()
@@ -116,9 +123,10 @@ function forkClusterWorker (config, env) {
  * @param {Record<string, string>} env
  * @param {import('../sockets/held-sockets.js').HandOver | null} sockets
  * @param {import('../node-runtime/resolve.js').Runtime | null} runtime
+ * @param {{ uid?: number, gid?: number }} ids another user's (uid/gid), or none
  * @returns {SpawnedWorker}
  */
-function spawnForkWorker (config, env, sockets, runtime) {
+function spawnForkWorker (config, env, sockets, runtime, ids) {
   const plain = buildCommand(config, runtime)
   const { command, args, node } = withParentDeathSignal(sockets ? withListenPid(plain) : plain)
   // Held sockets become the child's fds 3, 4, … as systemd passes them; the IPC channel
@@ -131,19 +139,20 @@ function spawnForkWorker (config, env, sockets, runtime) {
     stdio: ['ignore', 'pipe', 'pipe', ...inherited, ...(node ? /** @type {const} */ (['ipc']) : [])],
     // Its own process group, so the whole tree can be signalled at once.
     detached: true,
+    ...ids,
     windowsHide: true
   })
   const events = new EventEmitter()
   let exited = false
-  /** @param {number | null} code @param {string | null} signal */
-  const onExit = (code, signal) => {
+  /** @param {number | null} code @param {string | null} signal @param {Error} [error] why it never started */
+  const onExit = (code, signal, error) => {
     if (exited) return
     exited = true
-    events.emit('exit', code, signal)
+    events.emit('exit', code, signal, error)
   }
   child.on('exit', onExit)
-  // spawn failures (ENOENT, EACCES) come as 'error' without an 'exit'.
-  child.on('error', () => { if (child.pid === undefined) queueMicrotask(() => onExit(127, null)) })
+  // spawn failures (ENOENT, EACCES, E2BIG) come as 'error' without an 'exit'.
+  child.on('error', (err) => { if (child.pid === undefined) queueMicrotask(() => onExit(127, null, err)) })
   // Fork mode: nothing is handed over through the daemon, so drained is final (no 'sync').
   child.on('message', workerMessages(events, { drained: () => events.emit('drained') }))
   return {

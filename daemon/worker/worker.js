@@ -5,6 +5,8 @@
 // stores (app/worker-stores.js); its row in `sup ls` is a projection (app/worker-row.js).
 import { randomBytes } from 'node:crypto'
 import { EventEmitter } from 'node:events'
+import { finished } from 'node:stream/promises'
+import { diagnoseStart } from './diagnose.js'
 import { APP_MESSAGES, toAgent } from '../../ipc/agent-protocol.js'
 import { STATUS, initialState, isRunning, transition } from './lifecycle.js'
 import { readAgentReport } from './agent-report.js'
@@ -15,8 +17,32 @@ import { resolveRuntime } from '../node-runtime/resolve.js'
 
 /**
  * @typedef {import('./revision.js').Revision} Revision
- * @typedef {Pick<import('../logs/sink.js').LogSink, 'attach'>} LogInlet where its output goes
+ * @typedef {Pick<import('../logs/sink.js').LogSink, 'attach' | 'ring'>} LogInlet where its output goes, and its last lines (why a start failed)
  */
+
+/**
+ * Errors of a spawn that a retry in a moment cannot fix: the file, its mode, the argument or
+ * environment size, a value the kernel refuses. The others (EMFILE, ENFILE, EAGAIN, ENOMEM) may
+ * pass, and are retried as a crash is.
+ */
+const TRANSIENT_SPAWN_ERRORS = new Set(['EMFILE', 'ENFILE', 'EAGAIN', 'ENOMEM'])
+
+/**
+ * A spawn that failed, as the lifecycle takes it.
+ * @param {Error} error
+ * @returns {import('./lifecycle.js').SpawnFailure}
+ */
+export function describeSpawnError (error) {
+  const code = /** @type {NodeJS.ErrnoException} */ (error).code ?? null
+  // Node's "spawn /path ENOENT" names the file; a SupError (no node found) is one line already.
+  const message = String(error.message).split('\n')[0].slice(0, 500)
+  return { code, message, permanent: !TRANSIENT_SPAWN_ERRORS.has(String(code)) }
+}
+
+/** How long a failed start's stderr gets to be read to its end before its cause is read (ms). */
+const STDERR_END_MS = 300
+/** How many of its last stderr lines are read for the cause. */
+const DIAGNOSED_LINES = 40
 
 /**
  * What made a starting worker online, in words.
@@ -164,7 +190,14 @@ export class Worker extends EventEmitter {
     logs.attach(proc.stderr, this.logSource('err'))
     // Events of a process we have already replaced are stale and dropped.
     const current = () => this.proc === proc
-    proc.events.on('exit', (code, signal) => { if (current()) this.dispatch({ type: 'exit', code, signal }) })
+    proc.events.on('exit', (code, signal, error) => {
+      if (!current()) return
+      if (error) return this.dispatch({ type: 'exit', code, signal, failed: describeSpawnError(error) })
+      // A process that never came online and failed: its last words say why (a port in use),
+      // read once its stderr is in (bounded), so the exit's event and row carry the cause.
+      if (code === 0 || this.state.status !== STATUS.STARTING || !proc.stderr) return this.dispatch({ type: 'exit', code, signal })
+      this.causeOfExit(proc).then((cause) => { if (current()) this.dispatch({ type: 'exit', code, signal, ...(cause ? { cause } : {}) }) })
+    })
     proc.events.on('listening', () => { if (current()) this.dispatch({ type: 'listening' }) })
     proc.events.on('ready', () => { if (current()) this.dispatch({ type: 'ready' }) })
     proc.events.on('drained', () => { if (current()) this.dispatch({ type: 'drained' }) })
@@ -176,6 +209,21 @@ export class Worker extends EventEmitter {
     if (proc.pid !== undefined) this.spawned(proc, proc.pid)
     // A cluster worker on another node: its primary tells the pid a moment later.
     else proc.events.once('spawned', (pid) => { if (current()) this.spawned(proc, pid) })
+  }
+
+  /**
+   * Why a process that never came online exited, from its last stderr lines (diagnose.js).
+   * @param {import('./spawn.js').SpawnedWorker} proc
+   * @returns {Promise<string | null>}
+   */
+  async causeOfExit (proc) {
+    // The pipe may still hold its last lines: wait for its end, but not for a grandchild
+    // that keeps it open.
+    if (proc.stderr && !proc.stderr.readableEnded) {
+      await Promise.race([finished(proc.stderr).catch(() => {}), new Promise((resolve) => this.effects.timers.setTimeout(() => resolve(undefined), STDERR_END_MS))])
+    }
+    const lines = this.logs.ring.last(DIAGNOSED_LINES, (e) => e.id === this.id && e.stream === 'err').map((e) => e.line)
+    return diagnoseStart(lines).catch(() => null)
   }
 
   /**
@@ -261,11 +309,9 @@ export class Worker extends EventEmitter {
       this.runtime = this.pinnedRuntime() ?? this.nextRuntime()
       return this.effects.spawn(config, env, this.sockets?.handOver() ?? null, this.runtime)
     } catch (err) {
-      const { code = null, message } = /** @type {NodeJS.ErrnoException} */ (err)
       this.logger.error({ err }, 'could not start the process')
-      this.emit('event', { kind: 'spawn-error', level: 'error', app: config.name, id: this.id, instance: this.instance, message: `could not start the process: ${message}`, data: { code } })
       const events = new EventEmitter()
-      queueMicrotask(() => events.emit('exit', 127, null))
+      queueMicrotask(() => events.emit('exit', 127, null, err))
       return { pid: undefined, ownGroup: false, stdout: null, stderr: null, send: () => {}, events }
     }
   }

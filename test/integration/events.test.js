@@ -4,6 +4,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { APPS, SUP_BIN, freePort, useSupHome, waitForRows } from '../helpers/sup.js'
 
@@ -41,6 +42,14 @@ test('a crash loop: each exit with its code and the restart it leads to, the cra
   const ls = await home.sup(['ls'])
   assert.equal(ls.code, 0, ls.stderr)
   assert.match(ls.stdout, /crash loop: boom: last exit code 3 \(worker 0, \d+s ago\); next try in \d+s \(sup events boom\)/)
+  // The reason among the app's own lines, marked (PM2's habit), and in its out file.
+  const logs = await home.sup(['logs', 'boom', '--nostream', '--lines', '100'])
+  assert.match(logs.stdout, /^boom\[0\] sup \| App \[boom:0\] exited with code 3; restarting in 50 ms$/m)
+  assert.match(logs.stdout, /^boom\[0\] err \| crash-on-boot: failing on purpose$/m)
+  const raw = await home.sup(['logs', 'boom', '--nostream', '--raw', '--lines', '100'])
+  assert.doesNotMatch(raw.stdout + raw.stderr, /App \[boom:0\]/, '--raw: the app\'s own lines only')
+  const file = readFileSync(join(home.paths.logs, 'boom-out.log'), 'utf8')
+  assert.match(file, /^\[sup\] \d{4}-\d\d-\d\dT[\d:.]+Z App \[boom:0\] exited with code 3; crash loop/m)
 })
 
 test('the user\'s own actions are events too, and the history outlives the daemon', async (t) => {

@@ -5,14 +5,15 @@
 // Run as root, which plays A and B with setpriv; elsewhere the cases are skipped.
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, existsSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { APP_DEFAULTS } from '../../ipc/app-config.js'
 import { resolvePaths } from '../../ipc/paths.js'
-import { APPS, ROOT, SUP_BIN, useSupHome } from '../helpers/sup.js'
+import { waitUntil } from '../helpers/procs.js'
+import { APPS, ROOT, SUP_BIN, useSupHome, waitForRows } from '../helpers/sup.js'
 
 const IS_ROOT = process.getuid?.() === 0
 /** uid A: the victim. nobody exists on every Linux. */
@@ -263,4 +264,45 @@ test('a home sup creates is 0700, its missing parents made as mkdir -p makes the
   assert.equal(stat.uid, A)
   const kill = await supAs(A, ['kill'], { SUP_HOME: home })
   assert.equal(kill.code, 0, kill.stderr)
+})
+
+test('a root daemon writes pid_file and SUP_PID_FILE through random temp names, and opens log files without following links: links B planted leave a root-owned file untouched', { skip: !IS_ROOT && 'needs root: the case is a root daemon' }, async (t) => {
+  const dir = sharedDir(t)
+  const victim = join(dir, 'victim')
+  writeFileSync(victim, 'root:x:0:0\n', { mode: 0o644 })
+  // A folder every user may write, as /tmp or /var/tmp are.
+  const run = join(dir, 'run')
+  mkdirSync(run)
+  chmodSync(run, 0o1777)
+  /** @param {string} path */
+  const plant = (path) => { symlinkSync(victim, path); lchownSync(path, B, B) }
+
+  const home = useSupHome(t)
+  const copy = join(run, 'sup.pid')
+  plant(copy)
+  const ping = await home.sup(['ping', '--json'], { env: { SUP_PID_FILE: copy } })
+  assert.equal(ping.code, 0, ping.stderr)
+  const daemonPid = JSON.parse(ping.stdout).pid
+  await waitUntil(() => !lstatSync(copy).isSymbolicLink(), 'SUP_PID_FILE written')
+  assert.equal(readFileSync(copy, 'utf8'), `${daemonPid}\n`)
+
+  // The worker's file is <pid_file>-0.pid; before, its temp file was <that>.<daemon pid>.tmp.
+  const pidFile = join(run, 'app.pid')
+  plant(`${join(run, 'app-0.pid')}.${daemonPid}.tmp`)
+  plant(join(run, 'app-0.pid'))
+  const started = await home.sup(['start', join(APPS, 'stalls.js'), '--name', 'app', '--pid', pidFile])
+  assert.equal(started.code, 0, started.stderr)
+  const [row] = await home.ls()
+  await waitUntil(() => !lstatSync(join(run, 'app-0.pid')).isSymbolicLink(), 'the worker\'s pid file written')
+  assert.equal(readFileSync(join(run, 'app-0.pid'), 'utf8'), `${row.pid}\n`)
+
+  // A log file is opened with O_NOFOLLOW too: a link at its path is an unwritable log, not a way in.
+  const out = join(run, 'out.log')
+  plant(out)
+  const chatty = await home.sup(['start', join(APPS, 'chatty.js'), '--name', 'talk', '-o', out], { env: { LINES: '1', SIZE: '10' } })
+  assert.equal(chatty.code, 0, chatty.stderr)
+  await waitForRows(home, (rows) => rows.some((r) => r.name === 'talk' && r.log_error?.code === 'SUP_ERR_LOG_UNWRITABLE'), { what: 'the log error on the row' })
+  assert.ok(lstatSync(out).isSymbolicLink())
+
+  assert.equal(readFileSync(victim, 'utf8'), 'root:x:0:0\n', 'the root-owned file the links name is untouched')
 })

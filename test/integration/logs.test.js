@@ -163,6 +163,21 @@ test('a line per request from 2 workers under keep-alive load: every line in the
   t.diagnostic(`${total} requests, ${rotations} rotations, ${[...byPid.values()].map((s) => s.length).join(' + ')} lines`)
 })
 
+test('sup kill right after a request-logging load: the lines still in the worker\'s socket reach the file', async (t) => {
+  const home = useSupHome(t)
+  const port = await freePort()
+  const total = 3000
+  const start = await home.sup(['start', join(APPS, 'request-log.js'), '--name', 'reqlog'], { env: { PORT: String(port) } })
+  assert.equal(start.code, 0, start.stderr)
+  assert.equal(await keepAliveLoad(port, total, 16), total)
+  // At once: the last lines wait in the socket for the daemon's next read.
+  assert.equal((await home.sup(['kill'])).code, 0)
+  const lines = readFileSync(join(home.paths.logs, 'reqlog-out.log'), 'utf8').split('\n').slice(0, -1)
+  const seqs = lines.map((line) => Number(/^\d+:(\d+):\/\d+x{160}$/.exec(line)?.[1]))
+  assert.equal(seqs.length, total)
+  assert.deepEqual(seqs.filter((n, i) => n !== i + 1), [], 'lines 1..total, whole and in order')
+})
+
 test('an unwritable log path is an error in ls and describe, never a crash', async (t) => {
   const home = useSupHome(t)
   const blocker = join(home.home, 'not-a-folder')

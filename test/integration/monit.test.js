@@ -67,3 +67,14 @@ test('monit outside a terminal says so in one line', async (t) => {
   assert.equal(result.code, 1)
   assert.equal(result.stderr.trim(), 'sup: sup monit needs a terminal, and this output is not one (sup ls --watch refreshes a plain table; sup ls --json is for programs)')
 })
+
+test('monit shows an app that dies every second as crashing, with its last exit, not as a green online', async (t) => {
+  const home = useSupHome(t)
+  // Up long enough each time to count as online (min_uptime 200 ms), then exits with code 1.
+  const started = await home.sup(['start', join(APPS, 'exits-after.js'), '-n', 'flaky', '--min-uptime', '200', '--restart-delay', '100'], { env: { EXIT_AFTER: '600' } })
+  assert.equal(started.code, 0, started.stderr)
+  const term = await startTerminal(t, { command: `${process.execPath} ${SUP_BIN} monit`, width: 120, height: 35, env: { SUP_HOME: home.home, NO_COLOR: '1', PATH: process.env.PATH, TERM: 'xterm' } })
+  const screen = await term.waitFor((s) => /▸ flaky \(1\) +crash×\d+/.test(s) && /crashing: \d+ in 60s, last: exited with code 1/.test(s) && /flaky\[0\] sup App \[flaky:0\] exited with code 1/.test(s), { what: 'flaky shown as crashing, with why' })
+  assert.doesNotMatch(lineOf(screen, /^▸ flaky/), /online/)
+  await term.keys('q')
+})

@@ -15,7 +15,7 @@ import { fmt, interleave, median, ratio, times } from '../lib/stats.js'
 
 /**
  * @typedef {{ key: string, label: string, script: string, workers: number, interpreter: string | null }} Setup
- * @typedef {{ port: number, daemonPid: number | null, logs: string, stop: () => Promise<void> }} Up
+ * @typedef {{ port: number, daemonPid: number | null, workerPids: number[], logs: string, stop: () => Promise<void> }} Up
  */
 
 /** @type {Setup[]} */
@@ -25,6 +25,8 @@ const SETUPS = [
   { key: 'python', label: 'Python, fork mode', script: 'hello-log.py', workers: 1, interpreter: 'python3' }
 ]
 const NAME = 'reqlog'
+/** /proc/<pid>/stat counts CPU in clock ticks of 10 ms (USER_HZ = 100 on Linux). */
+const TICK_MS = 10
 
 /**
  * @param {import('../run.js').BenchContext} ctx
@@ -47,7 +49,7 @@ export async function runRequestLog (ctx, { rows, targets, figures }) {
       const kind = side.split('-')[0]
       rows.push([`HTTP, ${setup.label}, ${log ? 'a log line per request' : 'no log'}`, kind === 'floor' ? 'stdout on a file (floor)' : kind === 'sup' ? 'sup' : 'PM2',
         `${fmt(r.rps)} req/s${log && base ? ` (${times(ratio(r.rps, base.rps))} of no log)` : ''}`, log ? `${fmt(r.lines)} lines` : '—',
-        Number.isFinite(r.cpu) ? `${kind === 'floor' ? 'primary' : 'daemon'} ${fmt(r.cpu, 1)} % CPU` : '—',
+        `${Number.isFinite(r.cpu) ? `${kind === 'floor' ? 'primary' : 'daemon'} ${fmt(r.cpu, 1)} % CPU; ` : ''}${fmt(r.usPerRequest, 1)} µs CPU/req`,
         log ? `${Math.max(0, r.requests - r.lines)} lost (${fmt(r.requests)} answered)` : ''])
     }
     figures[`requestLog-${setup.key}`] = req
@@ -76,19 +78,23 @@ async function measureSetup (ctx, setup, sides) {
     const { up } = live[side]
     live[side].requests += (await runLoad({ loader: ctx.loader, port: up.port, connections: 32, seconds: 1 })).requests
     const cpu0 = up.daemonPid ? cpuTime(up.daemonPid) : 0
+    const all0 = cpuOf(up)
     const t0 = performance.now()
     const result = await runLoad({ loader: ctx.loader, port: up.port, connections: 64, seconds })
     const cpu = up.daemonPid ? 100 * (cpuTime(up.daemonPid) - cpu0) / (performance.now() - t0) : NaN
+    // The CPU the whole side spent per request (workers and supervisor): steadier than req/s
+    // on a shared machine, where a side's throughput depends on what else runs.
+    const usPerRequest = 1000 * (cpuOf(up) - all0) / result.requests
     live[side].requests += result.requests
-    return { rps: result.rps, cpu, errors: result.errors + result.non2xx }
+    return { rps: result.rps, cpu, usPerRequest, errors: result.errors + result.non2xx }
   })
-  /** @type {Record<string, { rps: number, cpu: number, lines: number, requests: number, runs: typeof runs[string] }>} */
+  /** @type {Record<string, { rps: number, cpu: number, usPerRequest: number, lines: number, requests: number, runs: typeof runs[string] }>} */
   const req = {}
   for (const side of sides) {
     // Lines still on their way (a supervisor's buffers, Python's) reach the files.
     await sleep(1000)
     const { up, requests } = live[side]
-    req[side] = { rps: median(runs[side].map((r) => r.rps)), cpu: median(runs[side].map((r) => r.cpu)), lines: countLines(up.logs, `${NAME}-out`), requests, runs: runs[side] }
+    req[side] = { rps: median(runs[side].map((r) => r.rps)), cpu: median(runs[side].map((r) => r.cpu)), usPerRequest: median(runs[side].map((r) => r.usPerRequest)), lines: countLines(up.logs, `${NAME}-out`), requests, runs: runs[side] }
     await up.stop()
   }
   return req
@@ -112,8 +118,8 @@ async function bringUp (ctx, setup, side) {
   const args = ['start', script, ...scale, ...interpreter, '--name', NAME]
   const started = 'sup' in home ? await home.sup(args, env) : await home.pm2(args, env)
   if (started.code !== 0) throw new Error(`${side} start: ${started.stderr || started.stdout}`)
-  await waitForPids(port, { count: setup.workers })
-  return { port, daemonPid: home.daemonPid(), logs: join(home.home, 'logs'), stop: () => home.close() }
+  const workerPids = await waitForPids(port, { count: setup.workers })
+  return { port, daemonPid: home.daemonPid(), workerPids, logs: join(home.home, 'logs'), stop: () => home.close() }
 }
 
 /**
@@ -144,8 +150,24 @@ async function startFloor (ctx, setup, script, env) {
     rmSync(logs, { recursive: true, force: true })
   }
   ctx.defer(stop)
-  await waitForPids(Number(env.PORT), { count: setup.workers })
-  return { port: Number(env.PORT), daemonPid: setup.key === 'cluster' ? child.pid ?? null : null, logs, stop }
+  const workerPids = await waitForPids(Number(env.PORT), { count: setup.workers })
+  return { port: Number(env.PORT), daemonPid: setup.key === 'cluster' ? child.pid ?? null : null, workerPids, logs, stop }
+}
+
+/**
+ * CPU ms of a side's workers and supervisor so far, from /proc/<pid>/stat: it keeps the time of
+ * threads that have ended (Python's server starts one per connection).
+ * @param {Up} up
+ */
+function cpuOf (up) {
+  let ticks = 0
+  for (const pid of [...up.workerPids, ...(up.daemonPid ? [up.daemonPid] : [])]) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+      ticks += Number(fields[11]) + Number(fields[12])
+    } catch {} // gone: it counts for nothing
+  }
+  return ticks * TICK_MS
 }
 
 /** Lines in the files of `dir` whose name starts with `prefix`. @param {string} dir @param {string} prefix */

@@ -68,6 +68,21 @@ describe('trackPidFile', () => {
     assert.equal(await read(path.join(dir, 'web-0.pid')), '222\n', 'the old worker leaves the successor\'s file alone')
   })
 
+  test('a symlink planted at the temp name (the old predictable one) or at the file is never written through', async () => {
+    const worker = Object.assign(new EventEmitter(), { id: 3 })
+    const file = path.join(dir, 'planted-3.pid')
+    const victim = path.join(dir, 'victim')
+    fs.writeFileSync(victim, 'root:x:0:0\n')
+    fs.symlinkSync(victim, `${file}.${process.pid}.tmp`)
+    fs.symlinkSync(victim, file)
+    trackPidFile(worker, path.join(dir, 'planted.pid'), logger)
+    worker.emit('state', { pid: 4321 })
+    for (let i = 0; i < 50 && fs.lstatSync(file).isSymbolicLink(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    assert.equal(fs.readFileSync(file, 'utf8'), '4321\n')
+    assert.ok(fs.lstatSync(file).isFile(), 'the link at the file was replaced, not followed')
+    assert.equal(fs.readFileSync(victim, 'utf8'), 'root:x:0:0\n', 'the file the links name is untouched')
+  })
+
   test('a file that cannot be written is logged, not thrown', async () => {
     const worker = Object.assign(new EventEmitter(), { id: 1 })
     /** @type {unknown[]} */

@@ -1,6 +1,6 @@
 // @ts-check
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
@@ -29,6 +29,39 @@ describe('Settings', () => {
     assert.deepEqual(await settings.unset('echo', 'nope'), [])
     assert.deepEqual(await settings.unset('api', null), ['c'])
     assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), { echo: { b: '2' } }, 'an app with no key left is gone')
+  })
+
+  test('a write that fails (a full disk) changes nothing: the value is applied only once it is on disk', async (t) => {
+    const file = tempFile(t)
+    const settings = new Settings({ file, logger })
+    await settings.set([{ app: 'api', key: 'LEVEL', value: 'info' }])
+    // The folder gone stands in for ENOSPC: the temp file cannot be written.
+    rmSync(join(file, '..'), { recursive: true, force: true })
+    await assert.rejects(settings.set([{ app: 'api', key: 'LEVEL', value: 'debug' }, { app: 'web', key: 'X', value: '1' }]), { code: 'SUP_ERR_DUMP_WRITE_FAILED' })
+    assert.deepEqual({ ...settings.of('api') }, { LEVEL: 'info' }, 'the old value stays, as the next start would read it')
+    assert.deepEqual({ ...settings.of('web') }, {})
+    await assert.rejects(settings.unset('api', null), { code: 'SUP_ERR_DUMP_WRITE_FAILED' })
+    assert.deepEqual({ ...settings.of('api') }, { LEVEL: 'info' })
+  })
+
+  test('changes made at once apply in order, each on the one before', async (t) => {
+    const file = tempFile(t)
+    const settings = new Settings({ file, logger })
+    await Promise.all([
+      settings.set([{ app: 'api', key: 'A', value: '1' }]),
+      settings.set([{ app: 'api', key: 'B', value: '2' }]),
+      settings.unset('api', 'A')
+    ])
+    assert.deepEqual({ ...settings.of('api') }, { B: '2' })
+    assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), { api: { B: '2' } })
+  })
+
+  test('a settings.json that is a symlink is not read through', async (t) => {
+    const file = tempFile(t)
+    const elsewhere = `${file}.elsewhere`
+    writeFileSync(elsewhere, JSON.stringify({ api: { PLANTED: '1' } }))
+    symlinkSync(elsewhere, file)
+    assert.deepEqual({ ...new Settings({ file, logger }).of('api') }, {})
   })
 
   test('apps named __proto__ or constructor are apps like any other', async (t) => {

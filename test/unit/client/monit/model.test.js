@@ -32,7 +32,7 @@ describe('MonitModel', () => {
     model.toggle()
     assert.deepEqual(shown(model), ['v api', '  #0', '  #1', '> jobs'])
     model.move(1)
-    assert.deepEqual(model.selected(), { label: 'api[0] #0', target: '0', workers: [model.workers.get(0)] })
+    assert.deepEqual(model.selected(), { label: 'api[0] #0', target: '0', workers: [model.workers.get(0)], crashing: null })
     model.move(5)
     assert.equal(model.selected()?.target, 'jobs', 'moving stops at the last line')
     model.move(-10)
@@ -102,5 +102,38 @@ describe('MonitModel', () => {
     model.setWorkers([])
     assert.equal(model.selected(), null)
     assert.deepEqual(model.selectedSeries(), { cpu: [], memory: [], loop_p99: [], heap_used: [] })
+  })
+})
+
+describe('crash loops', () => {
+  /** @param {number} seq @param {number} at @param {string} [kind] */
+  const event = (seq, at, kind = 'restarting') => ({ seq, at, kind, level: /** @type {const} */ ('warn'), app: 'api', id: 0, instance: 0, message: `exit ${seq}`, data: {} })
+  test('two crashes within a minute make an app crashing, with the newest reason; one alone does not', () => {
+    const model = new MonitModel()
+    let now = 100_000
+    model.now = () => now
+    model.setWorkers([({ id: 0, name: 'api', instance: 0, status: 'online', restarts: 0 })])
+    model.applyEvent(event(1, 90_000))
+    assert.equal(model.lines()[0].kind === 'app' && model.lines()[0].crashing, null)
+    model.applyEvent(event(2, 99_000))
+    model.applyEvent(event(2, 99_000))
+    model.applyEvent(event(3, 99_500, 'online'))
+    const line = model.lines()[0]
+    assert.ok(line.kind === 'app' && line.crashing)
+    assert.equal(line.crashing.count, 2)
+    assert.equal(line.crashing.last.message, 'exit 2')
+    assert.equal(model.selected()?.crashing?.count, 2)
+    now = 160_000
+    const later = model.lines()[0]
+    assert.equal(later.kind === 'app' && later.crashing, null, 'a minute later it is calm again')
+  })
+
+  test('an errored app with one crash in the window is crashing', () => {
+    const model = new MonitModel()
+    model.now = () => 100_000
+    model.setWorkers([({ id: 0, name: 'api', instance: 0, status: 'errored', restarts: 16 })])
+    model.applyEvent(event(1, 99_000, 'crash-loop'))
+    const line = model.lines()[0]
+    assert.equal(line.kind === 'app' && line.crashing?.count, 1)
   })
 })

@@ -48,6 +48,16 @@ describe('the list pane', () => {
     assert.match(renderLine(line, 60, true, plain), /^\{inverse\}.*\{\/inverse\}$/)
   })
 
+  test('an app that keeps crashing is not a green online: its status says how often, in red', () => {
+    const last = { seq: 9, at: 1, kind: 'restarting', level: /** @type {const} */ ('warn'), app: 'api', id: 0, instance: 0, message: 'exited with code 3; restarting in 0 ms', data: {} }
+    const app = { kind: /** @type {const} */ ('app'), name: 'api', workers: [worker(0, { restarts: 180 })], expanded: false, crashing: { count: 5, last } }
+    assert.match(renderLine(app, 60, false, plain), /^▸ api \(1\) +crash×5 +2\.5% +50\.0mb +180 +1m$/)
+    assert.match(renderLine(app, 60, false, { color: true, unicode: true }), /\{red-fg\}crash×5 +\{\/red-fg\}/)
+    assert.match(renderLine(app, 60, false, { color: false, unicode: false }), /crashx5/)
+    const figures = renderFigures({ label: 'api', workers: [worker(0)], crashing: { count: 5, last } }, { cpu: [], memory: [], loop_p99: [], heap_used: [] }, 80, 12, plain)
+    assert.match(figures, /crashing: 5 in 60s, last: exited with code 3; restarting in 0 ms/)
+  })
+
   test('without unicode the tree is drawn in ASCII', () => {
     const line = { kind: /** @type {const} */ ('worker'), worker: worker(3), last: true }
     assert.match(renderLine(line, 60, false, { color: false, unicode: false }), /^ {2}` #3/)

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { Worker } from '../../../../daemon/worker/worker.js'
+import { workerRow } from '../../../../daemon/app/worker-row.js'
 import { appConfig, fakeEffects, silentLogger, soon } from '../../../helpers/fake-effects.js'
 
 /** A log sink that takes nothing: these tests are about processes and time. */
@@ -293,18 +294,40 @@ describe('restart after a crash', () => {
     assert.deepEqual(signalled.at(-1)?.map((p) => p.pid), [9999])
   })
 
-  test('a spawn that throws counts as a failed start (127), not an exception out of the worker', async () => {
+  test('a spawn that throws a permanent error is a failed start (127) with its reason, errored, not retried in a loop', async () => {
     const { effects, worker } = setup({ exec_mode: 'fork', restart_delay: 500, max_restarts: 1 })
     let calls = 0
     effects.spawn = () => {
       calls++
-      throw new TypeError('The argument must be a string without null bytes')
+      throw Object.assign(new TypeError('The argument must be a string without null bytes'), { code: 'ERR_INVALID_ARG_VALUE' })
     }
+    /** @type {any[]} */
+    const events = []
+    worker.on('event', (e) => events.push(e))
     assert.doesNotThrow(() => worker.dispatch({ type: 'start' }))
     await effects.clock.advance(2000)
-    assert.ok(calls >= 2, `retried: ${calls} spawn calls`)
+    assert.equal(calls, 1, 'no retry within 2 s')
+    assert.equal(worker.state.status, 'errored')
     assert.equal(worker.state.lastExit?.code, 127)
-    assert.notEqual(worker.state.status, 'online')
+    assert.equal(worker.state.lastExit?.reason, 'could not start: The argument must be a string without null bytes')
+    assert.equal(workerRow(worker, { usage: { cpu: 0, memory: 0 }, restored: undefined, logStatus: noLogs.statusFor(0), now: effects.now() }).last_exit?.reason, worker.state.lastExit?.reason)
+    const failed = events.find((e) => e.kind === 'spawn-error')
+    assert.match(failed?.message, /^could not start: The argument must be a string without null bytes; not retried in a loop: trying again in 30000 ms$/)
+    await effects.clock.advance(30_000)
+    assert.equal(calls, 2, 'tried again after the crash-loop delay')
+  })
+
+  test('a spawn that fails for want of a resource (EMFILE) is retried as a crash is', async () => {
+    const { effects, worker } = setup({ exec_mode: 'fork', restart_delay: 500, max_restarts: 5 })
+    let calls = 0
+    effects.spawn = () => {
+      calls++
+      throw Object.assign(new Error('spawn EMFILE'), { code: 'EMFILE' })
+    }
+    worker.dispatch({ type: 'start' })
+    await effects.clock.advance(2000)
+    assert.ok(calls >= 2, `retried: ${calls} spawn calls`)
+    assert.equal(worker.state.lastExit?.reason, 'could not start: spawn EMFILE')
   })
 
   test('an exit of a process already replaced is ignored', async () => {
