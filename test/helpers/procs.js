@@ -47,18 +47,6 @@ export function killEverythingOf (home) {
 }
 
 /**
- * @deprecated use waitFor (test/helpers/wait.js): `waitFor(check, { what, timeout })`. Kept
- * while tests written against it are moved over.
- * @template T
- * @param {() => T | Promise<T>} check
- * @param {string} what for the error
- * @param {number} [timeout]
- */
-export function waitUntil (check, what, timeout = 10_000) {
-  return waitFor(check, { what, timeout })
-}
-
-/**
  * Wait until exactly `count` processes of a home mention `fragment`. `python3` may be a shell
  * shim (pyenv) whose subshells carry the script's name for a moment before it execs Python,
  * so one count taken right after `online` can see two; a copy started twice never goes away

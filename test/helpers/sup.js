@@ -15,7 +15,7 @@ import { killEverythingOf } from './procs.js'
 import { isProcessRunning } from '../../ipc/process-status.js'
 import { PROTOCOL_VERSION } from '../../ipc/methods.js'
 import { connect } from '../../ipc/transport.js'
-import { waitFor, waitForEvent } from './wait.js'
+import { waitFor, waitForEvent, within } from './wait.js'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 export const SUP_BIN = join(ROOT, 'bin', 'sup.cjs')
@@ -111,13 +111,7 @@ async function cleanUp (paths, beforeRemoval = []) {
 async function stopDaemon (paths) {
   const conn = await connectSocket(paths.socket).catch(() => null)
   if (!conn) return
-  /** @type {NodeJS.Timeout | undefined} */
-  let timer
-  const stopped = await Promise.race([
-    killDaemon(conn, paths).then(() => true, () => false),
-    new Promise((resolve) => { timer = setTimeout(resolve, 20_000, false) })
-  ])
-  clearTimeout(timer)
+  const stopped = await within(killDaemon(conn, paths), { what: 'the daemon to stop', timeout: 20_000 }).then(() => true, () => false)
   if (!stopped) await conn.close().catch(() => {})
 }
 

@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { APP_DEFAULTS } from '../../ipc/app-config.js'
 import { resolvePaths } from '../../ipc/paths.js'
-import { waitUntil } from '../helpers/procs.js'
+import { waitFor } from '../helpers/wait.js'
 import { APPS, ROOT, SUP_BIN, useSupHome, waitForRows } from '../helpers/sup.js'
 
 const IS_ROOT = process.getuid?.() === 0
@@ -283,7 +283,7 @@ test('a root daemon writes pid_file and SUP_PID_FILE through random temp names, 
   const ping = await home.sup(['ping', '--json'], { env: { SUP_PID_FILE: copy } })
   assert.equal(ping.code, 0, ping.stderr)
   const daemonPid = JSON.parse(ping.stdout).pid
-  await waitUntil(() => !lstatSync(copy).isSymbolicLink(), 'SUP_PID_FILE written')
+  await waitFor(() => !lstatSync(copy).isSymbolicLink(), { what: 'SUP_PID_FILE written' })
   assert.equal(readFileSync(copy, 'utf8'), `${daemonPid}\n`)
 
   // The worker's file is <pid_file>-0.pid; before, its temp file was <that>.<daemon pid>.tmp.
@@ -293,7 +293,7 @@ test('a root daemon writes pid_file and SUP_PID_FILE through random temp names, 
   const started = await home.sup(['start', join(APPS, 'stalls.js'), '--name', 'app', '--pid', pidFile])
   assert.equal(started.code, 0, started.stderr)
   const [row] = await home.ls()
-  await waitUntil(() => !lstatSync(join(run, 'app-0.pid')).isSymbolicLink(), 'the worker\'s pid file written')
+  await waitFor(() => !lstatSync(join(run, 'app-0.pid')).isSymbolicLink(), { what: 'the worker\'s pid file written' })
   assert.equal(readFileSync(join(run, 'app-0.pid'), 'utf8'), `${row.pid}\n`)
 
   // A log file is opened with O_NOFOLLOW too: a link at its path is an unwritable log, not a way in.

@@ -1,13 +1,13 @@
 // @ts-check
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { test } from 'node:test'
 import { waitForMetrics } from '../helpers/metrics.js'
 import { APPS, SUP_BIN, freePort, useSupHome, waitForRows } from '../helpers/sup.js'
+import { waitForEvent } from '../helpers/wait.js'
 
 test('ls and describe show the sampled figures, with the agent\'s for node workers', async (t) => {
   const home = useSupHome(t)
@@ -100,7 +100,7 @@ test('ls --watch prints a fresh list every second until interrupted', async (t) 
   }
   assert.ok(frames[1][0].uptime > frames[0][0].uptime, 'the second frame is newer')
   child.kill('SIGINT')
-  const [code] = await once(child, 'exit')
+  const [code] = await waitForEvent(child, 'exit', { what: 'child exit' })
   assert.equal(code, 0)
 })
 

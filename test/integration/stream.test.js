@@ -1,12 +1,11 @@
 // @ts-check
 import assert from 'node:assert/strict'
-import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { CLOSE_SLOW_SUBSCRIBER } from '../../ipc/protocol.js'
 import { APPS, useSupHome, waitForRows } from '../helpers/sup.js'
-import { waitFor, within } from '../helpers/wait.js'
+import { waitFor, waitForEvent } from '../helpers/wait.js'
 
 /** Lines of 16 KiB: about 300 of them fill what the daemon keeps for one subscriber. */
 const LINE_SIZE = 16 * 1024
@@ -26,7 +25,8 @@ test('a subscriber that stops reading is disconnected; the daemon and the others
   t.after(() => slow.close())
   let slowLines = 0
   slow.on('event', (topic) => { if (topic === 'log') slowLines++ })
-  const slowClosed = once(slow, 'close')
+  // Bounded by the waits before it plus 20 s: the daemon lets it go only once it has fallen behind.
+  const slowClosed = waitForEvent(slow, 'close', { what: 'the slow subscriber to be disconnected', timeout: 70_000 })
   await slow.request('subscribe', { topics: ['log'] })
   // Stop reading the socket: the daemon's writes back up behind it.
   const socket = slow.ws.socket
@@ -50,7 +50,7 @@ test('a subscriber that stops reading is disconnected; the daemon and the others
   assert.equal(rows[0].status, 'online')
 
   socket.resume()
-  const [code, reason] = await within(slowClosed, { what: 'the slow subscriber to be disconnected', timeout: 20_000 })
+  const [code, reason] = await slowClosed
   assert.equal(code, CLOSE_SLOW_SUBSCRIBER)
   assert.equal(reason, 'subscriber too slow')
   assert.ok(slowLines < fastLines, `the slow one got ${slowLines} lines, the reader ${fastLines}`)

@@ -2,7 +2,6 @@
 // The CLI's own WebSocket client against the `ws` package's server (interoperability; the
 // daemon itself runs daemon/ws-server.js), on a unix socket.
 import assert from 'node:assert/strict'
-import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
@@ -10,6 +9,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { WebSocketServer } from 'ws'
 import { OPEN, UnixWebSocket } from '../../ipc/ws-client.js'
+import { waitForEvent } from '../helpers/wait.js'
 
 /**
  * A `ws` server on a temp unix socket, set up as daemon/server.js sets it up.
@@ -23,7 +23,7 @@ async function serve (t, onConnection) {
   const wss = new WebSocketServer({ server: http, perMessageDeflate: false, maxPayload: 16 * 1024 * 1024 })
   wss.on('connection', onConnection)
   http.listen(path)
-  await once(http, 'listening')
+  await waitForEvent(http, 'listening', { what: 'http listening' })
   t.after(async () => {
     for (const ws of wss.clients) ws.terminate()
     await new Promise((resolve) => wss.close(resolve))
@@ -51,33 +51,33 @@ test('messages both ways, small and large, a fragmented one, and a ping answered
     received.push(data.toString())
     if (received.length === 5) resolve(undefined)
   }))
-  await once(client, 'open')
+  await waitForEvent(client, 'open', { what: 'client open' })
   assert.equal(client.readyState, OPEN)
   client.send('é and 𝄞')
   await enough
   assert.deepEqual(received.sort(), ['echo:é and 𝄞', 'fragmented', 'hello', large, 'pong:are you there'].sort())
   client.close()
-  await once(client, 'close')
+  await waitForEvent(client, 'close', { what: 'client close' })
 })
 
 test('close from either side ends in "close" with the socket gone', async (t) => {
   /** @type {Promise<[number, Buffer]>} */
   let serverSawClose = new Promise(() => {})
   const { path } = await serve(t, (ws) => {
-    serverSawClose = /** @type {any} */ (once(ws, 'close'))
+    serverSawClose = /** @type {any} */ (waitForEvent(ws, 'close', { what: 'ws close' }))
     ws.on('message', () => ws.close(1001, 'going away'))
   })
   const first = new UnixWebSocket(path)
-  await once(first, 'open')
+  await waitForEvent(first, 'open', { what: 'first open' })
   first.close()
-  await once(first, 'close')
+  await waitForEvent(first, 'close', { what: 'first close' })
   const [code] = await serverSawClose
   assert.equal(code, 1000)
 
   const second = new UnixWebSocket(path)
-  await once(second, 'open')
+  await waitForEvent(second, 'open', { what: 'second open' })
   second.send('bye')
-  await once(second, 'close')
+  await waitForEvent(second, 'close', { what: 'second close' })
 })
 
 test('a refused upgrade and a missing socket are errors, not hangs', async (t) => {
@@ -85,14 +85,14 @@ test('a refused upgrade and a missing socket are errors, not hangs', async (t) =
   t.after(() => rmSync(dir, { recursive: true, force: true }))
   const http = createServer((req, res) => { res.writeHead(426).end() })
   http.listen(join(dir, 'plain.sock'))
-  await once(http, 'listening')
+  await waitForEvent(http, 'listening', { what: 'http listening' })
   t.after(() => http.close())
   const refused = new UnixWebSocket(join(dir, 'plain.sock'))
-  const [err] = await once(refused, 'error')
+  const [err] = await waitForEvent(refused, 'error', { what: 'refused error' })
   assert.match(err.message, /refused the WebSocket upgrade \(HTTP\/1\.1 426/)
-  await once(refused, 'close')
+  await waitForEvent(refused, 'close', { what: 'refused close' })
 
   const missing = new UnixWebSocket(join(dir, 'nobody.sock'))
-  const [notFound] = await once(missing, 'error')
+  const [notFound] = await waitForEvent(missing, 'error', { what: 'missing error' })
   assert.equal(notFound.code, 'ENOENT')
 })

@@ -1,13 +1,13 @@
 // @ts-check
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { acquireLock } from '../../../daemon/lock.js'
 import { SupError } from '../../../ipc/errors.js'
+import { waitForEvent } from '../../helpers/wait.js'
 
 /** @param {import('node:test').TestContext} t */
 function tempHome (t) {
@@ -25,7 +25,7 @@ async function sleeper (t, script) {
   writeFileSync(script, 'setInterval(() => {}, 1000)\nprocess.send?.("up")\n')
   const child = spawn(process.execPath, [script], { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] })
   t.after(() => child.kill('SIGKILL'))
-  await once(child, 'message')
+  await waitForEvent(child, 'message', { what: 'child message' })
   return /** @type {number} */ (child.pid)
 }
 
@@ -41,7 +41,7 @@ describe('acquireLock', () => {
   test('takes over a lock whose pid is gone', async (t) => {
     const { dir, pidFile } = tempHome(t)
     const child = spawn(process.execPath, ['-e', ''])
-    await once(child, 'exit')
+    await waitForEvent(child, 'exit', { what: 'child exit' })
     writeFileSync(pidFile, `${child.pid}\n`)
     acquireLock(pidFile, dir)()
   })

@@ -1,6 +1,5 @@
 // @ts-check
 import assert from 'node:assert/strict'
-import { once } from 'node:events'
 import { execFileSync } from 'node:child_process'
 import { closeSync, constants, existsSync, mkdirSync, openSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -10,7 +9,7 @@ import { gunzipSync } from 'node:zlib'
 import pino from 'pino'
 import { LogFile } from '../../../../daemon/logs/file.js'
 import { rotatedPath } from '../../../../daemon/logs/rotation.js'
-import { waitFor, within } from '../../../helpers/wait.js'
+import { waitFor, waitForEvent, within } from '../../../helpers/wait.js'
 
 const logger = pino({ level: 'silent' })
 
@@ -200,7 +199,7 @@ describe('LogFile backpressure', () => {
     // 14 bytes a line: the 3rd reaches highWater, 7 fit under maxQueued, the rest are dropped.
     assert.deepEqual(answers, [true, true, ...Array(10).fill(false)])
     assert.deepEqual([file.status().dropped_lines, file.status().dropped_bytes], [5, 70])
-    await once(file, 'drain')
+    await waitForEvent(file, 'drain', { what: 'file drain' })
     assert.equal(file.congested(), false)
     await file.close()
     const lines = readFileSync(join(dir, 'a.log'), 'utf8').split('\n')

@@ -1,6 +1,5 @@
 // @ts-check
 import assert from 'node:assert/strict'
-import { once } from 'node:events'
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,7 +10,7 @@ import { APP_DEFAULTS } from '../../../../ipc/app-config.js'
 import { LogFiles } from '../../../../daemon/logs/files.js'
 import { LogSink, PARTIAL_IDLE_MS } from '../../../../daemon/logs/sink.js'
 import { fakeClock } from '../../../helpers/fake-effects.js'
-import { settle } from '../../../helpers/wait.js'
+import { settle, waitForEvent } from '../../../helpers/wait.js'
 
 /** @typedef {import('../../../../ipc/app-config.js').AppConfig} AppConfig */
 /** @typedef {import('../../../../daemon/logs/ring.js').LogEntry} LogEntry */
@@ -49,7 +48,7 @@ describe('LogSink', () => {
     const input = new PassThrough()
     sink.attach(input, source)
     // Registered after attach(), so the sink has written its last partial line by then.
-    const ended = once(input, 'end')
+    const ended = waitForEvent(input, 'end', { what: 'input end' })
     for (const chunk of chunks) input.write(chunk)
     input.end()
     await ended
@@ -217,7 +216,7 @@ describe('LogSink', () => {
     await clock.advance(PARTIAL_IDLE_MS)
     assert.deepEqual(lines(), ['errwrite more', 'whole', 'next'])
     input.write('last')
-    const ended = once(input, 'end')
+    const ended = waitForEvent(input, 'end', { what: 'input end' })
     input.end()
     await ended
     assert.deepEqual(lines(), ['errwrite more', 'whole', 'next', 'last'], 'the end writes what is left at once')
@@ -242,7 +241,7 @@ describe('LogSink', () => {
     assert.equal(input.isPaused(), true)
     assert.deepEqual(lines(), ['a line that is longer than highWater'], 'held: the partial line waits')
     file.congested = congested
-    if (file.congested()) await once(file, 'drain')
+    if (file.congested()) await waitForEvent(file, 'drain', { what: 'file drain' })
     else file.emit('drain')
     assert.equal(input.isPaused(), false)
     input.write(' and its end\n')
@@ -295,7 +294,7 @@ describe('LogSink', () => {
     input.write('a line that is longer than highWater\n')
     assert.equal(input.isPaused(), true)
     const file = /** @type {import('../../../../daemon/logs/file.js').LogFile} */ (sink.opened.values().next().value)
-    await once(file, 'drain')
+    await waitForEvent(file, 'drain', { what: 'file drain' })
     assert.equal(input.isPaused(), false)
     input.end()
     await closeSink(sink)

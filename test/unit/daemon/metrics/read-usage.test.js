@@ -4,9 +4,9 @@
 // that has ended.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { test } from 'node:test'
 import { createUsageReader, parseStatUsage, PidusageReader, ProcStatReader } from '../../../../daemon/metrics/read-usage.js'
+import { waitForEvent } from '../../../helpers/wait.js'
 
 const linux = process.platform === 'linux'
 
@@ -21,13 +21,13 @@ test('the /proc reader gives our own CPU time and RSS, and leaves out a pid that
   const reader = new ProcStatReader('/proc')
   try {
     const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'])
-    await once(child, 'spawn')
+    await waitForEvent(child, 'spawn', { what: 'child spawn' })
     const first = await reader.read([process.pid, /** @type {number} */ (child.pid)])
     const own = first.get(process.pid)
     assert.ok(own && own.ctime > 0 && own.memory > 1024 * 1024, JSON.stringify(own))
     assert.ok(first.has(/** @type {number} */ (child.pid)))
     child.kill('SIGKILL')
-    await once(child, 'exit')
+    await waitForEvent(child, 'exit', { what: 'child exit' })
     const second = await reader.read([process.pid, /** @type {number} */ (child.pid)])
     assert.ok(second.has(process.pid))
     assert.equal(second.has(/** @type {number} */ (child.pid)), false, 'an ended pid is absent')
@@ -39,7 +39,7 @@ test('the /proc reader gives our own CPU time and RSS, and leaves out a pid that
 test('the pidusage reader gives the same figures and leaves out a pid that ended', async () => {
   const reader = new PidusageReader(1000)
   const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'])
-  await once(child, 'spawn')
+  await waitForEvent(child, 'spawn', { what: 'child spawn' })
   const pid = /** @type {number} */ (child.pid)
   try {
     const first = await reader.read([process.pid, pid])
@@ -48,7 +48,7 @@ test('the pidusage reader gives the same figures and leaves out a pid that ended
     assert.ok(first.has(pid))
   } finally {
     child.kill('SIGKILL')
-    await once(child, 'exit')
+    await waitForEvent(child, 'exit', { what: 'child exit' })
   }
   const gone = await reader.read([pid])
   assert.equal(gone.has(pid), false)

@@ -1,12 +1,12 @@
 // @ts-check
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { createTreeWalker, ProcChildrenWalker, ScanningWalker, TASKS_RELIST_MS } from '../../../../daemon/metrics/tree-walker.js'
+import { waitForEvent } from '../../../helpers/wait.js'
 
 /**
  * A child that starts a grandchild and prints its pid, so the test knows the whole tree.
@@ -16,7 +16,7 @@ async function spawnTree (t) {
   const script = "const c = require('node:child_process').spawn('sleep', ['30'], { stdio: 'ignore' }); console.log(c.pid); setInterval(() => {}, 1000)"
   const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
   t.after(() => child.kill('SIGKILL'))
-  const [line] = await once(child.stdout, 'data')
+  const [line] = await waitForEvent(child.stdout, 'data', { what: 'child stdout data' })
   const grandchild = Number(String(line).trim())
   t.after(() => { try { process.kill(grandchild, 'SIGKILL') } catch {} })
   return { child: /** @type {number} */ (child.pid), grandchild }
@@ -41,7 +41,7 @@ for (const [name, make, skip] of /** @type {Array<[string, () => import('../../.
       const walker = make()
       t.after(() => walker.close())
       const gone = spawn(process.execPath, ['-e', ''])
-      await once(gone, 'exit')
+      await waitForEvent(gone, 'exit', { what: 'gone exit' })
       const pid = /** @type {number} */ (gone.pid)
       const trees = await walker.walk([pid])
       assert.deepEqual(trees.get(pid), [])

@@ -1,9 +1,9 @@
 // @ts-check
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { describe, test } from 'node:test'
 import { TOKEN_VAR, listDescendants, listMarked, listProcesses, parseStat, readProcess, sendSignal, signalRecorded } from '../../../../daemon/worker/process-tree.js'
+import { waitForEvent } from '../../../helpers/wait.js'
 
 /** @typedef {import('../../../../daemon/worker/process-tree.js').ProcInfo} ProcInfo */
 
@@ -84,7 +84,7 @@ describe('on this machine', { skip: process.platform === 'win32' && 'POSIX only'
   async function startSleeper (t) {
     const child = spawn('sleep', ['5'], { stdio: 'ignore' })
     t.after(() => { child.kill('SIGKILL') })
-    await once(child, 'spawn')
+    await waitForEvent(child, 'spawn', { what: 'child spawn' })
     return /** @type {import('node:child_process').ChildProcess & { pid: number }} */ (child)
   }
 
@@ -93,7 +93,7 @@ describe('on this machine', { skip: process.platform === 'win32' && 'POSIX only'
     const marked = async (token) => {
       const child = spawn('sleep', ['5'], { stdio: 'ignore', env: { PATH: process.env.PATH, [TOKEN_VAR]: token } })
       t.after(() => { child.kill('SIGKILL') })
-      await once(child, 'spawn')
+      await waitForEvent(child, 'spawn', { what: 'child spawn' })
       return /** @type {number} */ (child.pid)
     }
     const a = await marked('t-a')
@@ -136,7 +136,7 @@ describe('on this machine', { skip: process.platform === 'win32' && 'POSIX only'
     const child = await startSleeper(t)
     const [record] = (await listDescendants(process.pid)).filter((p) => p.pid === child.pid)
     assert.ok(record)
-    const exited = once(child, 'exit')
+    const exited = waitForEvent(child, 'exit', { what: 'child exit' })
     assert.equal(await signalRecorded([record], 'SIGTERM'), 1)
     assert.deepEqual(await exited, [null, 'SIGTERM'])
   })
@@ -147,7 +147,7 @@ describe('on this machine', { skip: process.platform === 'win32' && 'POSIX only'
 
   test('sendSignal reports a process that is gone', async (t) => {
     const child = await startSleeper(t)
-    const exited = once(child, 'exit')
+    const exited = waitForEvent(child, 'exit', { what: 'child exit' })
     child.kill('SIGKILL')
     await exited
     assert.equal(sendSignal(child.pid, 0), false)
