@@ -18,6 +18,8 @@ import { listingForm } from './spawn-daemon.js'
  * @property {(text: string) => void} [warn] a warning for stderr, hushed by -s (none: err)
  * @property {NodeJS.ProcessEnv} env
  * @property {string} cwd
+ * @property {Promise<unknown> | null} [earlyStart] a daemon start begun before the CLI was
+ *   loaded (bin/sup.cjs, prestartDaemon), for the listing that waits on it
  *
  * @typedef {object} CommandContext
  * @property {import('../ipc/paths.js').SupPaths} paths
