@@ -4,7 +4,7 @@
 // The one entry point that wires the CLI's config loading (client/) to an in-process daemon
 // (daemon/): in a container one process receives the signals and is the apps' parent.
 import { parseRuntimeArgs } from '../client/runtime-args.js'
-import { runForeground } from '../daemon/runtime.js'
+import { runForeground } from '../daemon/foreground.js'
 
 // A closed stdout (the log reader went away) must not end the supervision of the apps.
 for (const stream of [process.stdout, process.stderr]) {

@@ -22,7 +22,7 @@ async function run () {
   const argv = process.argv.slice(2)
   // A cold `sup ls` starts the daemon before the CLI is even loaded (see spawn-daemon.js).
   const { prestartDaemon } = await load('../client/spawn-daemon.js')
-  prestartDaemon(argv, process.env)
+  const earlyStart = prestartDaemon(argv, process.env)
   const { main } = await load('../client/cli.js')
 
   // `sup logs | head` closes our stdout early: that is the reader's choice, not an error.
@@ -37,7 +37,8 @@ async function run () {
     out: (/** @type {string} */ text) => process.stdout.write(text + '\n'),
     err: (/** @type {string} */ text) => process.stderr.write(text + '\n'),
     env: process.env,
-    cwd: process.cwd()
+    cwd: process.cwd(),
+    earlyStart
   })
 }
 

@@ -19,6 +19,8 @@ import { suggestVerb } from './suggest-verb.js'
  * @property {(text: string) => void} [warn] a warning for stderr, hushed by -s (none: err)
  * @property {NodeJS.ProcessEnv} env
  * @property {string} cwd
+ * @property {Promise<unknown> | null} [earlyStart] a daemon start begun before the CLI was
+ *   loaded (bin/sup.cjs, prestartDaemon), for the listing that waits on it
  *
  * @typedef {object} CommandContext
  * @property {import('../ipc/paths.js').SupPaths} paths

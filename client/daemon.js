@@ -5,7 +5,7 @@ import { isProcessRunning } from '../ipc/process-status.js'
 import { PROTOCOL_VERSION } from '../ipc/version.js'
 import { ensureHome, readOwnFileSync } from '../ipc/safe-fs.js'
 import { connect } from '../ipc/transport.js'
-import { START_TIMEOUT, startDaemon, takeEarlyStart } from './spawn-daemon.js'
+import { START_TIMEOUT, startDaemon } from './spawn-daemon.js'
 
 /** Errors that mean "nobody is listening on the socket". */
 const NOT_RUNNING = new Set(['ENOENT', 'ECONNREFUSED', 'ENOTSOCK'])
@@ -14,19 +14,19 @@ const NO_ACCESS = new Set(['EACCES', 'EPERM'])
 
 /**
  * @param {import('../ipc/paths.js').SupPaths} paths
- * @param {{ start?: boolean, daemonEnv?: Record<string, string>, pipeline?: boolean }} [options] start
+ * @param {{ start?: boolean, daemonEnv?: Record<string, string>, pipeline?: boolean, early?: Promise<unknown> | null }} [options] start
  *   a daemon when none runs, with `daemonEnv` added to its environment (e.g. SUP_BALANCE);
+ *   `early`: a start begun before the CLI was loaded (prestartDaemon), waited for first;
  *   `pipeline`: return without waiting for hello's answer, the next requests going right
  *   behind it (their answers still wait for it, and its error wins)
  * @returns {Promise<import('../ipc/transport.js').Connection>}
  */
-export async function connectDaemon (paths, { start = false, daemonEnv = {}, pipeline = false } = {}) {
+export async function connectDaemon (paths, { start = false, daemonEnv = {}, pipeline = false, early = null } = {}) {
   // A home someone else made or can write is refused before anything in it is used.
   ensureHome(paths)
   let conn
   try {
-    const early = start ? takeEarlyStart() : null
-    if (early) {
+    if (start && early) {
       const failure = await early
       if (failure) throw failure
       conn = await connectWithRetry(paths.socket)

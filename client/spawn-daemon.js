@@ -23,9 +23,6 @@ const DAEMON_NODE_FLAGS = ['--max-semi-space-size=1']
 /** How long a daemon may take to report ready before we give up on it. */
 export const START_TIMEOUT = 10_000
 
-/** A start begun early: resolves null, or the error (a value, so never an unhandled rejection). @type {Promise<unknown> | null} */
-let earlyStart = null
-
 /**
  * `sup ls`, `list`, `status` (alone or with --json) and `jlist`: the listings scripts poll,
  * which start the daemon when none runs and need none of commander's parsing.
@@ -46,19 +43,14 @@ export function listingForm (argv) {
  * out by connecting.
  * @param {string[]} argv
  * @param {NodeJS.ProcessEnv} env
+ * @returns {Promise<unknown> | null} the start begun, if any, for the connection to wait on:
+ *   it resolves null, or the error (a value, so never an unhandled rejection)
  */
 export function prestartDaemon (argv, env) {
-  if (earlyStart || !listingForm(argv)) return
+  if (!listingForm(argv)) return null
   const paths = resolvePaths(env)
-  if (existsSync(paths.socket)) return
-  earlyStart = startDaemon(paths).then(() => null, (err) => err)
-}
-
-/** The early start, if any, handed over once to the connection that waits for it. */
-export function takeEarlyStart () {
-  const early = earlyStart
-  earlyStart = null
-  return early
+  if (existsSync(paths.socket)) return null
+  return startDaemon(paths).then(() => null, (err) => err)
 }
 
 /**

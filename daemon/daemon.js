@@ -10,7 +10,6 @@ import { resolvePaths } from '../ipc/paths.js'
 import { guardHome } from './home-guard.js'
 import { acquireLock } from './lock.js'
 import { readLogDefaults } from './logs/defaults.js'
-import { setLinesWanted } from './logs/sink.js'
 import { MetricsEndpoint } from './metrics/endpoint.js'
 import { guardMemory } from './metrics/memory-guard.js'
 import { agentIntervalFor, metricsEvent, Sampler } from './metrics/sampler.js'
@@ -21,7 +20,7 @@ import { EventJournal } from './events/journal.js'
 import { rolloutEvent } from './events/rollout-event.js'
 import { startServer } from './server.js'
 import { Settings } from './settings.js'
-import { setBalance, useSettings } from './worker/spawn.js'
+import { realEffects } from './worker/effects.js'
 import { InheritedSockets } from './sockets/inherited-sockets.js'
 import { Supervisor } from './supervisor.js'
 
@@ -60,17 +59,24 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   const releaseLock = acquireLock(paths.pidFile, paths.home)
   const removePidCopy = await writePidCopy(pidFile, logger)
   const settings = new Settings({ file: paths.settings, logger })
-  useSettings((name) => settings.of(name))
-  setBalance(balance)
 
   const logDefaults = readLogDefaults(env, (message) => logger.warn(`${message}; using the default`))
   // Socket activation: systemd's sockets are the daemon's alone; no app or helper inherits
   // the variables (an app with `listen` gets its own, docs/deploy.md#socket-activation).
   const inherited = InheritedSockets.fromEnv(env, process.pid, { logger })
   for (const key of LISTEN_VARS) delete env[key]
+  /** @type {Awaited<ReturnType<typeof startServer>> | null} the server, once it listens */
+  let serving = null
+  const publishLog = (/** @type {any} */ entry) => serving?.publish('log', entry)
+  /** @type {Supervisor} */
   const supervisor = new Supervisor({
     logsDir: paths.logs,
     logger,
+    // Every worker's env takes its app's `sup set` values, read at each start.
+    effects: realEffects({ balance, settings: (name) => settings.of(name) }),
+    // Log lines are cut and decoded one by one only while someone follows them: a subscriber
+    // on the socket, or a listener in this process (sup-runtime prints every line).
+    linesWanted: () => serving === null || serving.wants('log') || supervisor.listeners('log').some((listener) => listener !== publishLog),
     logDefaults,
     inherited,
     shutdownWithMessage,
@@ -81,11 +87,20 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   const events = new EventJournal({ file: persist ? paths.events : null, logger })
   const loaded = events.load().catch((err) => logger.warn({ err }, 'could not read the events file'))
   const workers = () => [...supervisor.apps.values()].flatMap((app) => app.workers)
-  const sampler = new Sampler({ workers, interval: sampleInterval, logger })
-  const endpoint = new MetricsEndpoint({ logger, collect: () => workers().map(exportWorker) })
+  const { usage } = supervisor.stores
+  const sampler = new Sampler({ workers, interval: sampleInterval, logger, stores: supervisor.stores })
+  const endpoint = new MetricsEndpoint({ logger, collect: () => workers().map((worker) => exportWorker(worker, usage.get(worker))) })
   const persistence = persist ? new Persistence({ file: paths.state, saveFile: paths.dump, supervisor, logger, version, daemonEnv: env }) : null
   // Requests wait for this (server.js), so `sup ls` right after a crash shows the restored apps.
-  const ready = loaded.then(() => persistence?.open()).catch((err) => {
+  // Persistence proposes what the dump held; the Supervisor carries it out, not awaited past
+  // the registering: a dependent may wait for its dependencies up to their start deadlines.
+  const ready = loaded.then(() => persistence?.open()).then((proposal) => {
+    if (!proposal) return
+    return supervisor.restore(proposal).then(({ launched, refusals }) => {
+      for (const refusal of refusals) persistence?.warn(refusal)
+      launched.catch((err) => logger.error({ err }, 'restoring apps failed'))
+    })
+  }).catch((err) => {
     logger.error({ err }, 'could not read the dump; starting without it')
   })
   const startedAt = Date.now()
@@ -113,12 +128,9 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
     releaseLock()
     throw err
   }
+  serving = server
   supervisor.on('app.state', (row) => server.publish('app.state', row))
-  const publishLog = (/** @type {any} */ entry) => server.publish('log', entry)
   supervisor.on('log', publishLog)
-  // Log lines are cut and decoded one by one only while someone follows them: a subscriber
-  // on the socket, or a listener in this process (sup-runtime prints every line).
-  setLinesWanted(() => server.wants('log') || supervisor.listeners('log').some((listener) => listener !== publishLog))
   supervisor.on('reload.progress', (progress) => server.publish('reload.progress', progress))
   events.on('event', (event) => server.publish('event', event))
   // Every decision of the supervisor and its reason, from the workers' lifecycles and the
@@ -126,17 +138,11 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   supervisor.on('event', (event) => events.record(event))
   supervisor.on('reload.progress', (progress) => { const event = rolloutEvent(progress); if (event) events.record(event) })
   // The event is a whole row (log paths, status, figures): built only when someone takes it.
-  sampler.on('sample', (worker) => { if (server.wants('metrics')) server.publish('metrics', metricsEvent(worker)) })
-  guardMemory({
-    sampler,
-    logger,
-    replace: (worker) => {
-      const { memory } = worker.usage
-      const limit = /** @type {number} */ (worker.app.config.max_memory_restart)
-      events.record({ kind: 'memory-limit', level: 'warn', app: worker.app.config.name, id: worker.id, instance: worker.instance, message: `using ${mib(memory)} MiB, over max_memory_restart (${mib(limit)} MiB): replacing it`, data: { memory, limit } })
-      return supervisor.replaceWorker(worker)
-    }
+  sampler.on('sample', (worker) => {
+    const app = supervisor.apps.get(worker.config.name)
+    if (app && server.wants('metrics')) server.publish('metrics', metricsEvent(app.row(worker), usage.get(worker)))
   })
+  guardMemory({ sampler, usage }).on('decision', supervisor.carryOut)
   sampler.start()
   const stopGuard = guardHome({
     paths,
@@ -185,26 +191,24 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
 /**
  * What the Prometheus endpoint needs of a worker.
  * @param {import('./worker/worker.js').Worker} worker
+ * @param {import('./metrics/usage.js').WorkerUsage} usage its last sample
  * @returns {import('./metrics/prometheus.js').ExportedWorker}
  */
-function exportWorker (worker) {
+function exportWorker (worker, usage) {
   const { state } = worker
   return {
-    app: worker.app.config.name,
+    app: worker.config.name,
     instance: worker.instance,
     id: worker.id,
     status: state.status,
     running: state.pid !== null,
     restarts: state.restarts,
     startedAt: state.startedAt,
-    usage: worker.usage,
-    ready: worker.app.config.readiness ? state.probeReady : null,
+    usage,
+    ready: worker.config.readiness ? state.probeReady : null,
     livenessRestarts: state.livenessRestarts
   }
 }
-
-/** @param {number} bytes */
-const mib = (bytes) => (bytes / 1048576).toFixed(1)
 
 /**
  * Keep supervising through bugs in one request: log them instead of dying.

@@ -4,7 +4,6 @@ import { constants } from 'node:os'
 import { SupError } from '../ipc/errors.js'
 import { DEFAULT_METRICS_HOST } from '../ipc/metrics.js'
 import { PROTOCOL_VERSION } from '../ipc/methods.js'
-import { buildWorkerEnv } from './worker/spawn.js'
 
 /**
  * @typedef {object} HandlerContext
@@ -58,12 +57,12 @@ export const HANDLERS = {
     const described = supervisor.describe(params.target)
     return { ...described, settings: settings.of(described.name), events: events.list({ apps: new Set([described.name]), limit: DESCRIBE_EVENTS }) }
   },
-  // What each worker's process was given: buildWorkerEnv on the settings it runs with.
+  // What each worker's process was given: its env on the settings it runs with.
   'app.env': (params, { supervisor }) => supervisor.resolve([params.target], { cwd: params.cwd }).map((w) => ({
     id: w.id,
-    name: w.app.config.name,
+    name: w.config.name,
     instance: w.instance,
-    env: buildWorkerEnv(w.app.config, w.app.shellEnv, w.instance)
+    env: w.env()
   })),
   'app.signal' (params, { supervisor }) {
     const signal = normalizeSignal(params.signal)
@@ -86,7 +85,11 @@ export const HANDLERS = {
     return { flushed: sinks.map((sink) => sink.config.name) }
   },
   'dump.save': (params, { persistence }) => needDump(persistence).save({ force: params.force }),
-  'dump.resurrect': (params, { persistence }) => needDump(persistence).resurrect(params.shellEnv ?? {}),
+  async 'dump.resurrect' (params, { persistence, supervisor }) {
+    const { restore, ...found } = await needDump(persistence).proposeResurrect(params.shellEnv ?? {})
+    const { refusals, ...done } = await supervisor.resurrect(restore)
+    return { ...found, ...done, warnings: [...found.warnings, ...refusals] }
+  },
   async 'settings.set' (params, { supervisor, settings }) {
     await settings.set(params.entries)
     // As PM2's `pm2 set`: the app of that name restarts with its new values, once
@@ -103,7 +106,7 @@ export const HANDLERS = {
   'dump.status': (params, { persistence }) => persistence ? { enabled: true, ...persistence.status({ unreported: params.unreported }) } : { enabled: false },
   'metrics.history' (params, { supervisor, sampler }) {
     const workers = params.target ? supervisor.resolve([params.target]) : supervisor.match('all')
-    return workers.map((w) => ({ id: w.id, name: w.app.config.name, instance: w.instance, interval: sampler.interval, ...sampler.historyOf(w.id).last(params.points) }))
+    return workers.map((w) => ({ id: w.id, name: w.config.name, instance: w.instance, interval: sampler.interval, ...sampler.historyOf(w.id).last(params.points) }))
   },
   'metrics.serve': (params, { endpoint }) => endpoint.open({ port: params.port, host: params.host ?? DEFAULT_METRICS_HOST }),
   async 'metrics.close' (params, { endpoint }) {
@@ -151,5 +154,5 @@ function eventFilter (target, supervisor) {
   if (!target || target === 'all') return {}
   if (/^\d+$/.test(target)) return { ids: new Set([Number(target)]) }
   const named = supervisor.match(target)
-  return { apps: named.length > 0 ? new Set(named.map((w) => w.app.config.name)) : new Set([target]) }
+  return { apps: named.length > 0 ? new Set(named.map((w) => w.config.name)) : new Set([target]) }
 }

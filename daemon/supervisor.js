@@ -5,7 +5,7 @@
 import { EventEmitter } from 'node:events'
 import { SupError } from '../ipc/errors.js'
 import { App, resizeWorkers, restartWorkers, settle, updateConfig } from './app/app.js'
-import { REAL_EFFECTS } from './worker/effects.js'
+import { realEffects } from './worker/effects.js'
 import { STATUS, isDecided, isRunning, isStopped } from './worker/lifecycle.js'
 import { checkDependencies } from './app/depends-on.js'
 import { LOG_DEFAULTS } from './logs/defaults.js'
@@ -14,8 +14,10 @@ import { tolerateTimeout, until } from './until.js'
 import { reloadApps, reloadByTrigger, replaceWorker, scaleApp } from './rollout/reload.js'
 import { matchTarget, resolveTargets } from './resolve-targets.js'
 import { metricsEvent } from './metrics/sampler.js'
+import { memoryEvent, replaceOnce } from './metrics/memory-guard.js'
 import { HeldSockets } from './sockets/held-sockets.js'
 import { InheritedSockets } from './sockets/inherited-sockets.js'
+import { createWorkerStores } from './app/worker-stores.js'
 import { resolveRuntime } from './node-runtime/resolve.js'
 import { resolveRunAs } from './worker/run-as.js'
 
@@ -38,15 +40,24 @@ function pickGiven (config, given) {
   return Object.fromEntries(Object.entries(config).filter(([key]) => keys.has(key)))
 }
 
+/**
+ * @param {Map<Worker, App>} apps
+ * @param {Worker} worker
+ */
+function rowOf (apps, worker) {
+  return /** @type {App} */ (apps.get(worker)).row(worker)
+}
+
 export class Supervisor extends EventEmitter {
   /**
-   * @param {{ logsDir: string, logger: import('pino').Logger, effects?: import('./worker/effects.js').Effects, logDefaults?: import('./logs/defaults.js').LogRotation, agentEnv?: Record<string, string>, shutdownWithMessage?: boolean, inherited?: InheritedSockets }} options
+   * @param {{ logsDir: string, logger: import('pino').Logger, linesWanted?: () => boolean, effects?: import('./worker/effects.js').Effects, logDefaults?: import('./logs/defaults.js').LogRotation, agentEnv?: Record<string, string>, shutdownWithMessage?: boolean, inherited?: InheritedSockets }} options
    *   effects: spawn, timers, clock, process tree and balancing for every worker (tests pass fakes);
    *   agentEnv: extra variables for node workers' agent (the sampling interval);
    *   shutdownWithMessage: stop every node worker with a "shutdown" message (daemon-wide);
-   *   inherited: sockets systemd passed to the daemon, for the apps whose `listen` they serve
+   *   inherited: sockets systemd passed to the daemon, for the apps whose `listen` they serve;
+   *   linesWanted: whether anyone follows log lines as they come (daemon.js asks its subscriptions)
    */
-  constructor ({ logsDir, logger, effects = REAL_EFFECTS, logDefaults = LOG_DEFAULTS, agentEnv = {}, shutdownWithMessage = false, inherited = new InheritedSockets() }) {
+  constructor ({ logsDir, logger, effects = realEffects(), logDefaults = LOG_DEFAULTS, agentEnv = {}, shutdownWithMessage = false, inherited = new InheritedSockets(), linesWanted }) {
     super()
     this.inherited = inherited
     this.agentEnv = agentEnv
@@ -54,10 +65,17 @@ export class Supervisor extends EventEmitter {
     this.logger = logger
     this.effects = effects
     /** @type {import('./app/app.js').LogSetup} */
-    this.logging = { logsDir, files: new LogFiles({ logger }), defaults: logDefaults }
+    this.logging = { logsDir, files: new LogFiles({ logger }), defaults: logDefaults, linesWanted }
     /** @type {Map<string, App>} */
     this.apps = new Map()
     this.nextId = 0
+    /** What the sampler and the probes know of each worker (app/worker-stores.js). */
+    this.stores = createWorkerStores()
+    /** Carries out the memory guard's decisions (metrics/memory-guard.js). */
+    this.carryOut = replaceOnce((decision) => {
+      this.emit('event', memoryEvent(decision))
+      return this.replaceWorker(decision.worker)
+    }, logger)
   }
 
   /**
@@ -89,14 +107,17 @@ export class Supervisor extends EventEmitter {
     for (const config of configs) this.effects.preflight(config, { ...shellEnv, ...config.env })
     // So do a user or group that does not exist, or that this daemon cannot become.
     for (const config of configs) resolveRunAs(config)
+    // Bound first: an address in use refuses the start before anything of it exists.
+    const sockets = await this.bindSockets(fresh)
+    this.refuseTaken(fresh, sockets)
     const restarting = present.map(({ app, config }) => this.restartApp(app, config, existing === 'restart' ? shellEnv : app.shellEnv))
     const apps = fresh.map((config) => {
-      const app = this.addApp(Object.freeze({ ...config }), shellEnv)
+      const app = this.addApp(Object.freeze({ ...config }), shellEnv, sockets.get(config.name))
       this.logger.info({ app: config.name, mode: config.exec_mode, instances: config.instances }, 'starting app')
       return app
     })
     // autostart: false registers the app stopped, held like one `sup stop` stopped.
-    for (const app of apps) if (!app.config.autostart) for (const worker of app.workers) worker.held = true
+    for (const app of apps) if (!app.config.autostart) for (const worker of app.workers) worker.dispatch({ type: 'hold' })
     // Registered is a change like any other, for the state file and the subscribers, even
     // when no worker moves (issue 19 item 5).
     for (const app of apps) if (!app.config.autostart) app.announce()
@@ -106,7 +127,10 @@ export class Supervisor extends EventEmitter {
     // past the deadline, answer with the rows as they are: the CLI names those not online.
     await Promise.all([settle(started, isDecided).catch(tolerateTimeout), ...restarting])
     // In the order of the configs, as they were asked for.
-    return configs.flatMap((config) => this.apps.get(config.name)?.workers.map((w) => w.row()) ?? [])
+    return configs.flatMap((config) => {
+      const app = this.apps.get(config.name)
+      return app?.workers.map((w) => app.row(w)) ?? []
+    })
   }
 
   /**
@@ -145,13 +169,89 @@ export class Supervisor extends EventEmitter {
       // Deleted, or stopped by another command, while it waited: leave it be.
       if (this.apps.get(app.name) !== app) return
       for (const worker of workers) {
-        if (worker.held) continue
-        if (unready.length === 0) worker.dispatch({ type: 'start' })
-        else worker.held = true
+        if (worker.state.held) continue
+        worker.dispatch({ type: unready.length === 0 ? 'start' : 'hold' })
       }
     }
     for (const entry of batch) launches.set(entry.app.name, launch(entry))
     await Promise.all(launches.values())
+  }
+
+  /**
+   * Bind the sockets the apps' `listen` settings ask the daemon to hold (fork mode), all or
+   * none: an address in use refuses them all. The listen helper is awaited, never waited for
+   * on the daemon's loop.
+   * @param {AppConfig[]} configs
+   * @returns {Promise<Map<string, HeldSockets>>} by app name
+   */
+  async bindSockets (configs) {
+    /** @type {Map<string, HeldSockets>} */
+    const held = new Map()
+    try {
+      for (const config of configs) {
+        if (config.listen.length > 0 && config.exec_mode === 'fork') held.set(config.name, await HeldSockets.bind(config.listen, { app: config.name, inherited: this.inherited }))
+      }
+    } catch (err) {
+      for (const sockets of held.values()) sockets.close()
+      throw err
+    }
+    return held
+  }
+
+  /**
+   * Names taken while their sockets were bound (another start, a resurrect) refuse the start.
+   * @param {AppConfig[]} configs
+   * @param {Map<string, HeldSockets>} sockets
+   */
+  refuseTaken (configs, sockets) {
+    const taken = configs.find((config) => this.apps.has(config.name))
+    if (!taken) return
+    for (const held of sockets.values()) held.close()
+    throw new SupError('SUP_ERR_APP_ALREADY_EXISTS', { name: taken.name })
+  }
+
+  /**
+   * Carry out a restore that Persistence proposes (after a crash, or `sup resurrect`): bind
+   * what its apps hold, then register those not running now (checked here, with no await
+   * before the last is registered: two restores never both add one), then start the workers
+   * that ran, in depends_on order.
+   * @param {import('./dump/persistence.js').RestoreProposal} proposal
+   * @returns {Promise<{ batch: Array<{ app: App, workers: Worker[] }>, launched: Promise<void>, refusals: string[] }>}
+   */
+  async restore ({ apps, shellEnv, restored }) {
+    const configs = apps.filter((entry) => !this.apps.has(entry.config.name)).map((entry) => entry.config)
+    const sockets = await this.bindSockets(configs)
+    /** @type {string[]} apps kept stopped: what they need is gone (daemon/preflight.js) */
+    const refusals = []
+    const batch = apps.filter((entry) => !this.apps.has(entry.config.name)).map((entry) => {
+      const config = Object.freeze({ ...entry.config, instances: entry.workers.length })
+      const refused = refusalOf(() => this.effects.preflight(config, { ...shellEnv, ...config.env }))
+      const app = this.addApp(config, shellEnv, sockets.get(config.name))
+      app.restored = restored
+      if (refused) {
+        // Kept, held as `sup stop` leaves it (`sup restart` tries again once it is fixed), and
+        // said once, rather than a crash loop of a script that is gone.
+        for (const worker of app.workers) worker.dispatch({ type: 'hold' })
+        refusals.push(`${config.name} was not started: ${refused.message}`)
+        return { app, workers: [] }
+      }
+      this.logger.info({ app: config.name, from: restored.from, instances: config.instances }, 'restoring app')
+      return { app, workers: app.workers.filter((worker, i) => entry.workers[i].run) }
+    })
+    // Bound for an app another restore registered meanwhile: let go.
+    for (const [name, held] of sockets) if (!batch.some((entry) => entry.app.name === name)) held.close()
+    return { batch, launched: this.launchInOrder(batch), refusals }
+  }
+
+  /**
+   * `sup resurrect`: a restore, answered once the first attempt of every worker it starts is decided.
+   * @param {import('./dump/persistence.js').RestoreProposal} proposal
+   */
+  async resurrect (proposal) {
+    const { batch, launched, refusals } = await this.restore(proposal)
+    await launched
+    await settle(batch.flatMap((entry) => entry.workers.filter((w) => !w.state.held)), isDecided).catch(tolerateTimeout)
+    return { apps: batch.map((entry) => entry.app.name), workers: batch.flatMap((entry) => entry.app.workers.map((w) => entry.app.row(w))), refusals }
   }
 
   /**
@@ -173,12 +273,11 @@ export class Supervisor extends EventEmitter {
    * Create an app, its workers stopped, and register it; its events become the supervisor's.
    * @param {import('../ipc/app-config.js').AppConfig} config
    * @param {Record<string, string>} shellEnv
+   * @param {HeldSockets | null} [sockets] what the daemon holds for it (bindSockets)
    * @returns {App}
    */
-  addApp (config, shellEnv) {
-    // Bound first: an address in use refuses the app before anything of it exists.
-    const sockets = config.listen.length > 0 && config.exec_mode === 'fork' ? HeldSockets.bind(config.listen, { app: config.name, inherited: this.inherited }) : null
-    const app = new App({ config, shellEnv, sockets, logging: this.logging, logger: this.logger, nextId: () => this.takeId(), spareId: () => this.spareId(), effects: this.effects, agentEnv: this.agentEnv, shutdownWithMessage: this.shutdownWithMessage })
+  addApp (config, shellEnv, sockets = null) {
+    const app = new App({ config, shellEnv, sockets, logging: this.logging, logger: this.logger, nextId: () => this.takeId(), spareId: () => this.spareId(), effects: this.effects, agentEnv: this.agentEnv, shutdownWithMessage: this.shutdownWithMessage, stores: this.stores })
     for (const topic of ['app.state', 'log', 'reload.progress', 'event']) app.on(topic, (data) => this.emit(topic, data))
     app.on('trigger', (reason) => {
       if (this.apps.get(app.name) !== app) return
@@ -264,16 +363,15 @@ export class Supervisor extends EventEmitter {
    */
   async stop (targets, { cwd } = {}) {
     const workers = this.resolve(targets, { cwd })
-    for (const worker of workers) worker.held = true
-    for (const name of new Set(workers.map((w) => w.app.config.name))) this.note(name, 'stop', 'stopped by the user (sup stop)')
+    for (const name of new Set(workers.map((w) => w.config.name))) this.note(name, 'stop', 'stopped by the user (sup stop)')
+    for (const worker of workers) worker.dispatch({ type: 'stop', hold: true })
     // As PM2: stopping a watched app stops the watching, until a restart from its config file
     // or with --watch turns it on again (a plain restart leaves it off).
     for (const app of new Set(workers.map((w) => this.appOf(w)))) {
-      if (app.config.watch && app.workers.every((w) => w.held)) app.swap({ config: Object.freeze({ ...app.config, watch: false }) })
+      if (app.config.watch && app.workers.every((w) => w.state.held)) app.swap({ config: Object.freeze({ ...app.config, watch: false }) })
     }
-    for (const worker of workers) worker.dispatch({ type: 'stop' })
     await settle(workers, isStopped).catch(tolerateTimeout)
-    return workers.map((w) => w.row())
+    return this.rows(workers)
   }
 
   /**
@@ -294,10 +392,11 @@ export class Supervisor extends EventEmitter {
       let config = update ? updateConfig(app.config, update) : app.config
       if (toggleWatch) config = Object.freeze({ ...config, watch: !app.config.watch })
       const changed = config !== app.config
-      app.swap({ config, shellEnv }, workers.filter((w) => w.app.config.name === app.name))
+      app.swap({ config, shellEnv }, workers.filter((w) => app.workers.includes(w)))
       if (changed) app.announce()
     }
-    return restartWorkers(workers)
+    await restartWorkers(workers)
+    return this.rows(workers)
   }
 
   /**
@@ -331,12 +430,13 @@ export class Supervisor extends EventEmitter {
    */
   async delete (targets, { cwd } = {}) {
     const workers = this.resolve(targets, { cwd })
-    // No deadline: a worker is removed once it has stopped, and the stop ladder ends in SIGKILL.
+    // Its app leaves the registry with its last worker: the rows are made by the apps known now.
+    const rows = new Map(workers.map((w) => [w, this.appOf(w)]))
     const gone = workers.map((worker) => until(worker, () => worker.removed, undefined, 'remove'))
-    for (const name of new Set(workers.map((w) => w.app.config.name))) this.note(name, 'delete', 'deleted by the user (sup delete)')
-    for (const worker of workers) worker.dispatch({ type: 'stop', then: 'remove' })
+    for (const name of new Set(workers.map((w) => w.config.name))) this.note(name, 'delete', 'deleted by the user (sup delete)')
+    for (const worker of workers) worker.dispatch({ type: 'stop', afterStop: 'remove' })
     await Promise.all(gone)
-    return workers.map((w) => ({ ...w.row(), status: 'deleted' }))
+    return workers.map((w) => ({ ...rowOf(rows, w), status: 'deleted' }))
   }
 
   /**
@@ -347,7 +447,7 @@ export class Supervisor extends EventEmitter {
     // PM2 resets "all" of nothing without complaint.
     const workers = this.resolve(targets, { cwd, allowNone: true })
     for (const worker of workers) worker.dispatch({ type: 'reset' })
-    return workers.map((w) => w.row())
+    return this.rows(workers)
   }
 
   /**
@@ -359,16 +459,22 @@ export class Supervisor extends EventEmitter {
     const workers = this.resolve(targets, { cwd, allowNone: true })
     const signalled = []
     for (const worker of workers) {
-      if (worker.state.pid !== null) {
-        process.kill(worker.state.pid, signal)
-        signalled.push(worker.row())
-      }
+      // Through the effects, as every signal: a process gone meanwhile is not counted.
+      if (worker.state.pid !== null && this.effects.tree.signal(worker.state.pid, signal)) signalled.push(worker)
     }
-    return signalled
+    return this.rows(signalled)
   }
 
   list () {
-    return [...this.apps.values()].flatMap((app) => app.workers.map((w) => w.row()))
+    return [...this.apps.values()].flatMap((app) => app.workers.map((w) => app.row(w)))
+  }
+
+  /**
+   * Their rows in `sup ls` (app/worker-row.js).
+   * @param {Worker[]} workers
+   */
+  rows (workers) {
+    return workers.map((w) => this.appOf(w).row(w))
   }
 
   /** @param {string} target */
@@ -382,7 +488,7 @@ export class Supervisor extends EventEmitter {
       log_files: app.logs.fileStatus(),
       triggers: app.triggers.status(),
       // The row plus the last sample's other figures (event-loop delay, heap, ...).
-      workers: workers.map((w) => ({ ...metricsEvent(w), probes: w.probes })),
+      workers: workers.map((w) => ({ ...metricsEvent(app.row(w), this.stores.usage.get(w)), probes: this.stores.probes.get(w) })),
       last_rollout: app.lastRollout ?? null,
       // The git revision the workers last started from, when the app's folder is a checkout.
       versioning: app.versioning
@@ -395,9 +501,38 @@ export class Supervisor extends EventEmitter {
    */
   reload (params) {
     const name = params.update?.name
-    if (!name) return reloadApps(this, params)
+    if (!name) return reloadApps(this.reloadScope(), params)
     const old = this.rename(this.resolve(params.targets, { cwd: params.cwd }), name)
-    return reloadApps(this, { ...params, targets: params.targets.map((t) => t === old ? name : t) })
+    return reloadApps(this.reloadScope(), { ...params, targets: params.targets.map((t) => t === old ? name : t) })
+  }
+
+  /**
+   * What a reload is given: the registry to read, and the Supervisor's own way to start the
+   * apps of a config file that do not run (reload does not change the registry itself).
+   * @returns {import('./rollout/reload.js').ReloadScope}
+   */
+  reloadScope () {
+    return {
+      apps: this.apps,
+      group: (targets, options) => this.byApp(this.resolve(targets, options)),
+      startApps: (configs, shellEnv) => this.start(configs, shellEnv),
+      list: () => this.list(),
+      now: this.effects.now
+    }
+  }
+
+  /**
+   * @param {Worker[]} workers
+   * @returns {Map<App, Worker[]>} the workers, by the app they belong to
+   */
+  byApp (workers) {
+    /** @type {Map<App, Worker[]>} */
+    const groups = new Map()
+    for (const worker of workers) {
+      const app = this.appOf(worker)
+      groups.set(app, [...(groups.get(app) ?? []), worker])
+    }
+    return groups
   }
 
   /**
@@ -423,8 +558,8 @@ export class Supervisor extends EventEmitter {
    * @returns {App}
    */
   appOf (worker) {
-    const app = this.apps.get(worker.app.config.name)
-    if (!app) throw new SupError('SUP_ERR_APP_NOT_FOUND', { target: worker.app.config.name })
+    const app = this.apps.get(worker.config.name)
+    if (!app) throw new SupError('SUP_ERR_APP_NOT_FOUND', { target: worker.config.name })
     return app
   }
 
@@ -434,7 +569,7 @@ export class Supervisor extends EventEmitter {
    */
   logSinks (target) {
     if (!target || target === 'all') return [...this.apps.values()].map((app) => app.logs)
-    return [...new Set(this.resolve([target]).map((w) => w.app.logs))]
+    return [...new Set(this.resolve([target]).map((w) => this.appOf(w).logs))]
   }
 
   /** Stop every app (daemon shutdown). */
@@ -457,5 +592,19 @@ export class Supervisor extends EventEmitter {
    */
   settle (workers, predicate) {
     return settle(workers, predicate)
+  }
+}
+
+/**
+ * Why a saved app cannot start now (daemon/preflight.js), or null.
+ * @param {() => void} check
+ * @returns {Error | null}
+ */
+function refusalOf (check) {
+  try {
+    check()
+    return null
+  } catch (err) {
+    return /** @type {Error} */ (err)
   }
 }

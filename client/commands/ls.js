@@ -16,7 +16,7 @@ export async function run ({ paths, io, opts }) {
   const order = opts.sort === undefined ? null : parseSort(opts.sort)
   // The listing goes right behind hello (one round trip), and the CLI leaves without waiting
   // for the daemon's close: a `sup ls` is mostly Node's own start-up (docs/benchmarks.md).
-  const conn = await connectDaemon(paths, { start: true, pipeline: !opts.watch })
+  const conn = await connectDaemon(paths, { start: true, pipeline: !opts.watch, early: io.earlyStart })
   try {
     if (opts.watch) return await watch(conn, io, opts)
     if (opts.pm2) {

@@ -1,8 +1,8 @@
 // @ts-check
-// One app in the daemon: its config (and the swap to a new one on reload or restart), its
-// workers, its log sink, its triggers (cron_restart, watch), the rollout under way (one at a
-// time: the lock) and how the last one ended. It emits what happens to it; the Supervisor,
-// which keeps the registry of apps, fans the events in.
+// One app in the daemon: its revision (config and environment, and the move to the next on a
+// reload or restart), its workers, its log sink, its triggers (cron_restart, watch), the
+// rollout under way (one at a time: the lock) and how the last one ended. It emits what happens
+// to it; the Supervisor, which keeps the registry of apps, fans the events in.
 import { EventEmitter } from 'node:events'
 import { dirname, isAbsolute } from 'node:path'
 import { APP_FIXED_KEYS } from '../../ipc/app-config.js'
@@ -15,7 +15,10 @@ import { freeInstances } from '../rollout/plan.js'
 import { AppTriggers } from '../triggers/app-triggers.js'
 import { Worker } from '../worker/worker.js'
 import { gateUnready, probeWorker } from '../probes/worker-probes.js'
-import { REAL_EFFECTS } from '../worker/effects.js'
+import { createWorkerStores } from './worker-stores.js'
+import { makeRevision, reviseRevision } from '../worker/revision.js'
+import { workerRow } from './worker-row.js'
+import { realEffects } from '../worker/effects.js'
 import { readVersioning } from './versioning.js'
 
 /** Worker events written among its log lines (sup logs, the out file): why it went down on its own. */
@@ -37,6 +40,7 @@ const isLoggedFailure = (event) => LOGGED_KINDS.has(event.kind) && !(event.kind 
  * @property {string} logsDir
  * @property {import('../logs/files.js').LogFiles} files the daemon's writers, one per path
  * @property {import('../logs/defaults.js').LogRotation} defaults
+ * @property {() => boolean} [linesWanted] whether anyone follows log lines as they come (LogSink)
  */
 
 /**
@@ -59,11 +63,14 @@ export class App extends EventEmitter {
    *   whatever the app's shutdown_with_message (the daemon's setting)
    * @param {import('../sockets/held-sockets.js').HeldSockets | null} [options.sockets] the
    *   sockets the daemon holds for the app (fork mode, `listen`): every generation is handed them
+   * @param {import('./worker-stores.js').WorkerStores} [options.stores] what the daemon knows of
+   *   each worker beside it (the sampler's figures, the probes' verdicts)
    */
-  constructor ({ config, shellEnv, logging, logger, nextId, spareId = nextId, effects = REAL_EFFECTS, agentEnv = {}, shutdownWithMessage = false, sockets = null }) {
+  constructor ({ config, shellEnv, logging, logger, nextId, spareId = nextId, effects = realEffects(), agentEnv = {}, shutdownWithMessage = false, sockets = null, stores = createWorkerStores() }) {
     super()
-    this.config = config
-    this.shellEnv = shellEnv
+    /** @type {import('../worker/revision.js').Revision} what its workers start with, unless a reload gives them the next */
+    this.revision = makeRevision(config, shellEnv)
+    this.stores = stores
     this.sockets = sockets
     this.logger = logger
     this.nextId = nextId
@@ -82,7 +89,7 @@ export class App extends EventEmitter {
     this.rollout = null
     /** @type {RolloutSummary | null} how the last reload, scale or replace ended */
     this.lastRollout = null
-    this.logs = new LogSink({ config, logsDir: logging.logsDir, logger, files: logging.files, defaults: logging.defaults })
+    this.logs = new LogSink({ config, logsDir: logging.logsDir, logger, files: logging.files, defaults: logging.defaults, linesWanted: logging.linesWanted })
     this.logs.on('line', (entry) => this.emit('log', entry))
     // A log file that fails (or works again) changes the rows: `sup ls` and monit should know.
     this.logs.on('status', () => this.announce())
@@ -94,6 +101,14 @@ export class App extends EventEmitter {
     return this.config.name
   }
 
+  get config () {
+    return this.revision.config
+  }
+
+  get shellEnv () {
+    return this.revision.shellEnv
+  }
+
   /** @param {AppConfig} config */
   createTriggers (config) {
     return new AppTriggers({ config, logFiles: this.logs.paths(), restart: (reason) => this.emit('trigger', reason), logger: this.logger })
@@ -101,24 +116,31 @@ export class App extends EventEmitter {
 
   /**
    * @param {number} instance
-   * @param {import('../worker/worker.js').AppRuntime} [runtime] config and env to run it with, when
+   * @param {import('../worker/revision.js').Revision} [revision] config and env to run it with, when
    *   not the app's own (the new workers of a reload with changed settings)
    * @param {number} [id] the id it takes over (a reload's successor); a new one otherwise
    */
-  addWorker (instance, runtime = this, id = this.nextId()) {
-    const worker = new Worker({ id, instance, app: runtime, logger: this.logger, effects: this.effects, agentEnv: this.agentEnv, shutdownWithMessage: this.shutdownWithMessage, siblings: () => this.workers })
-    worker.on('state', (row) => {
-      if (row.status === 'starting') this.refreshVersioning(worker.app.config)
-      this.emit('app.state', row)
+  addWorker (instance, revision = this.revision, id = this.nextId()) {
+    const worker = new Worker({ id, instance, revision, logs: this.logs, sockets: this.sockets, logger: this.logger, effects: this.effects, agentEnv: this.agentEnv, shutdownWithMessage: this.shutdownWithMessage, siblings: () => this.workers })
+    const { usage, agent } = this.stores
+    worker.on('state', (state) => {
+      if (state.status === 'starting') this.refreshVersioning(worker.config)
+      this.emit('app.state', this.row(worker))
     })
-    if (runtime.config.pid_file) trackPidFile(worker, runtime.config.pid_file, this.logger)
+    // What was known of its last process is not its new process's.
+    worker.on('spawn', () => {
+      usage.clear(worker)
+      agent.clear(worker)
+    })
+    worker.on('agent', (report) => agent.set(worker, report))
+    if (revision.config.pid_file) trackPidFile(worker, revision.config.pid_file, this.logger)
     worker.on('remove', () => this.removeWorker(worker))
     worker.on('event', (event) => {
       // Why a worker went down, where its lines are: sup logs and its out file (PM2's habit).
       if (isLoggedFailure(event)) this.logs.note(worker, `App [${event.app}:${event.id}] ${event.message}`)
       this.emit('event', event)
     })
-    probeWorker(worker)
+    probeWorker(worker, this.stores.probes)
     // Readiness decides who gets connections: any change of any worker may move a gate.
     worker.on('change', () => this.regate())
     this.workers.push(worker)
@@ -127,7 +149,7 @@ export class App extends EventEmitter {
 
   /** Gate the cluster workers whose readiness probe fails (worker-probes.js). */
   regate () {
-    if (this.workers.some((w) => w.app.config.readiness)) gateUnready(this.workers, this.effects.balance())
+    if (this.workers.some((w) => w.config.readiness)) gateUnready(this.workers, this.effects.balance(), this.stores.gates)
   }
 
   /** Let go of what the app holds besides its workers: triggers, log files, held sockets. */
@@ -156,8 +178,16 @@ export class App extends EventEmitter {
   /** @param {Worker} worker */
   removeWorker (worker) {
     this.workers = this.workers.filter((w) => w !== worker)
-    this.emit('app.state', { ...worker.row(), status: 'deleted' })
+    this.emit('app.state', { ...this.row(worker), status: 'deleted' })
     if (this.workers.length === 0) this.emit('empty')
+  }
+
+  /**
+   * Its row in `sup ls` (app/worker-row.js).
+   * @param {Worker} worker
+   */
+  row (worker) {
+    return workerRow(worker, { usage: this.stores.usage.get(worker), restored: this.restored, logStatus: this.logs.statusFor(worker.instance), now: this.effects.now() })
   }
 
   /**
@@ -165,11 +195,22 @@ export class App extends EventEmitter {
    * @param {{ config?: AppConfig, shellEnv?: Record<string, string> }} next
    * @param {Worker[]} [workers]
    */
-  swap ({ config = this.config, shellEnv = this.shellEnv }, workers = this.workers) {
-    const before = this.config
-    this.config = config
-    this.shellEnv = shellEnv
-    for (const worker of workers) worker.app = this
+  swap (next, workers = this.workers) {
+    this.moveTo(reviseRevision(this.revision, next), workers)
+  }
+
+  /**
+   * Make `revision` the app's: the workers that ran the app's revision follow it, and so do
+   * `workers` (those a reload started on it, or those a restart names).
+   * @param {import('../worker/revision.js').Revision} revision
+   * @param {Worker[]} [workers]
+   */
+  moveTo (revision, workers = this.workers) {
+    const before = this.revision.config
+    const following = this.revision
+    this.revision = revision
+    for (const worker of this.workers) if (worker.revision === following || workers.includes(worker)) worker.adopt(revision)
+    const { config } = revision
     if (config === before) return
     this.logs.reconfigure(config)
     // cron_restart and watch follow the new settings: `sup stop` turns watch off, a restart
@@ -185,7 +226,7 @@ export class App extends EventEmitter {
    * new config now rather than at the next change.
    */
   announce () {
-    for (const worker of this.workers) this.emit('app.state', worker.row())
+    for (const worker of this.workers) this.emit('app.state', this.row(worker))
   }
 
   /**
@@ -217,7 +258,7 @@ export class App extends EventEmitter {
    * never ran here (restored as stopped).
    */
   triggerable () {
-    return this.workers.filter((w) => !w.held && !(w.state.status === STATUS.STOPPED && w.state.lastExit === null))
+    return this.workers.filter((w) => !w.state.held && !(w.state.status === STATUS.STOPPED && w.state.lastExit === null))
   }
 }
 
@@ -268,7 +309,7 @@ const SETTLE_GRACE = 2000
  */
 export async function settle (workers, predicate) {
   if (workers.length === 0) return
-  const longest = Math.max(...workers.map((w) => Math.max(w.app.config.listen_timeout, w.app.config.min_uptime) + w.app.config.kill_timeout))
+  const longest = Math.max(...workers.map(({ config }) => Math.max(config.listen_timeout, config.min_uptime) + config.kill_timeout))
   await withDeadline(longest + SETTLE_GRACE, workers[0].effects.timers, `${workers.length} worker(s) to settle`, async (signal) => {
     await Promise.all(workers.map((w) => until(w, () => predicate(w.state), signal)))
   })
@@ -285,7 +326,7 @@ export function resizeWorkers (app, count) {
   const extra = app.workers.length - count
   if (extra > 0) {
     const leaving = [...app.workers].sort((a, b) => b.instance - a.instance || b.id - a.id).slice(0, extra)
-    for (const worker of leaving) worker.dispatch({ type: 'stop', then: 'remove' })
+    for (const worker of leaving) worker.dispatch({ type: 'stop', afterStop: 'remove' })
     return leaving
   }
   for (const instance of freeInstances(app.workers.map((w) => w.instance), -extra)) app.addWorker(instance)
@@ -298,7 +339,7 @@ export function resizeWorkers (app, count) {
  * @param {(worker: Worker) => import('../node-runtime/resolve.js').Runtime | null} [next] the node each would start on
  */
 export function movesNode (workers, next = safeNextRuntime) {
-  return workers.some((w) => w.app.config.exec_mode === 'cluster' && isRunning(w.state) && w.runtime !== null && next(w)?.path !== w.runtime.path)
+  return workers.some((w) => w.config.exec_mode === 'cluster' && isRunning(w.state) && w.runtime !== null && next(w)?.path !== w.runtime.path)
 }
 
 /**
@@ -328,16 +369,15 @@ export async function restartWorkers (workers) {
     // Counted as a restart, as a stop-then-start is.
     for (const worker of running) worker.dispatch({ type: 'carry-restarts', restarts: worker.state.restarts + 1 })
   }
+  // Either lifts `sup stop`'s hold (lifecycle.js).
   for (const worker of workers) {
-    worker.held = false
     if (isRunning(worker.state)) {
-      worker.dispatch({ type: 'stop', then: 'start' })
+      worker.dispatch({ type: 'stop', afterStop: 'start' })
     } else {
       worker.dispatch({ type: 'start' })
     }
   }
   // A restarted worker passes through stopping and starting; wait until it is past both. Past
-  // the deadline, answer with the rows as they are: they show who is still on the way.
+  // the deadline, go on: the rows the caller answers with show who is still on the way.
   await settle(workers, isSettled).catch(tolerateTimeout)
-  return workers.map((w) => w.row())
 }

@@ -28,13 +28,13 @@ const CONFIG_KEYS = Object.keys(/** @type {{ properties: object }} */ (APP_CONFI
 /**
  * Should this worker run after a restore? Yes for every state on the way to running or
  * retrying; no for a worker stopped on purpose; null for one being deleted (it is left out).
- * @param {Pick<import('../worker/lifecycle.js').WorkerState, 'status' | 'then'>} state
+ * @param {Pick<import('../worker/lifecycle.js').WorkerState, 'status' | 'afterStop'>} state
  * @returns {boolean | null}
  */
 export function wantsToRun (state) {
-  if (state.then === 'remove') return null
+  if (state.afterStop === 'remove') return null
   if (state.status === STATUS.STOPPED) return false
-  if (state.status === STATUS.STOPPING) return state.then === 'start'
+  if (state.status === STATUS.STOPPING) return state.afterStop === 'start'
   return true
 }
 
@@ -42,7 +42,7 @@ export function wantsToRun (state) {
  * One dump entry per instance. While a reload replaces a worker, the old and the new one share
  * an instance number (and a retiring one is being removed): the app is saved with its
  * instances, not with the momentary surge.
- * @param {Array<{ instance: number, state: Pick<import('../worker/lifecycle.js').WorkerState, 'status' | 'then' | 'pid'> }>} workers
+ * @param {Array<{ instance: number, state: Pick<import('../worker/lifecycle.js').WorkerState, 'status' | 'afterStop' | 'pid'> }>} workers
  * @returns {DumpWorker[]}
  */
 export function workersToSave (workers) {

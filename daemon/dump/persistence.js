@@ -4,19 +4,27 @@
 // `sup save` writes and `sup resurrect` reads, as PM2's dump.pm2: `save; delete all;
 // resurrect` brings the saved list back. It listens to the supervisor's 'app.state' events
 // (every spawn, exit, stop, delete and scale raises one) and writes one state at a time,
-// coalescing bursts; nothing else in the daemon needs to know either file exists.
+// coalescing bursts; nothing else in the daemon needs to know either file exists. It observes
+// the supervisor and proposes what to restore (restore-plan.js decides); the Supervisor, the
+// registry's one writer, carries the proposal out (Supervisor.restore).
 import { EventEmitter } from 'node:events'
 import { readFile } from 'node:fs/promises'
 import { SupError } from '../../ipc/errors.js'
 import { buildDump, workersToSave } from './format.js'
 import { loadDump, writeFileAtomic } from './store.js'
-import { isDecided } from '../worker/lifecycle.js'
 import { readProcess } from '../worker/process-tree.js'
 import { reapPrevious } from './reap-previous.js'
 import { classifyPrevious, loginEnv, planRestore, recordedWorkers } from './restore-plan.js'
-import { tolerateTimeout, until } from '../until.js'
+import { until } from '../until.js'
 
-/** @typedef {import('./format.js').DumpApp} DumpApp */
+/**
+ * @typedef {import('./format.js').DumpApp} DumpApp
+ *
+ * @typedef {object} RestoreProposal apps of a dump to bring back, for the Supervisor to carry out
+ * @property {DumpApp[]} apps
+ * @property {Record<string, string>} shellEnv what their workers start with
+ * @property {{ from: string, at: number }} restored how they came back (`sup ls` shows it)
+ */
 
 /** Emits 'written' each time the changes made up to a generation are on disk (or failed). */
 export class Persistence extends EventEmitter {
@@ -63,7 +71,10 @@ export class Persistence extends EventEmitter {
     this.onChange = () => this.schedule()
   }
 
-  /** Read the dump; after a crash, stop what the dead daemon left and restore its apps. */
+  /**
+   * Read the dump; after a crash, stop what the dead daemon left and propose its apps back.
+   * @returns {Promise<RestoreProposal | null>}
+   */
   async open () {
     this.self.start_time = (await readProcess(process.pid))?.startTime ?? null
     this.self.boot_id = await readFile('/proc/sys/kernel/random/boot_id', 'utf8').then((s) => s.trim(), () => null)
@@ -71,7 +82,7 @@ export class Persistence extends EventEmitter {
     const loaded = await loadDump(this.file)
     for (const warning of loaded.warnings) this.warn(warning)
     this.supervisor.on('app.state', this.onChange)
-    if (!loaded.dump) return
+    if (!loaded.dump) return null
     const { daemon, apps } = loaded.dump
     const previous = daemon.pid === process.pid || daemon.start_time === null ? null : await readProcess(daemon.pid)
     const end = classifyPrevious(daemon, { bootId: this.self.boot_id, previousAlive: previous?.startTime === daemon.start_time && previous?.state !== 'Z' })
@@ -80,43 +91,30 @@ export class Persistence extends EventEmitter {
     const plan = planRestore(apps, { mode: end === 'alive' ? 'stopped' : end, live: new Set(this.supervisor.apps.keys()) })
     // Apps parked by an older sup (one file for both jobs) are in its dump.json, which
     // `sup resurrect` reads: the state forgets them.
-    if (plan.restore.length === 0) return
+    if (plan.restore.length === 0) return null
     const at = this.now()
-    const batch = plan.restore.map((app) => this.register(app, this.restoredEnv, { from: end, at }))
-    // In depends_on order, as `sup start`; not awaited: requests wait for open(), and a
-    // dependent may wait for its dependencies up to their start deadlines.
-    this.supervisor.launchInOrder(batch).catch((err) => this.logger.error({ err }, 'restoring apps failed'))
     this.recovery = { at, end, previous_pid: daemon.pid, apps: plan.restore.map((a) => a.config.name), ...reaped, source: loaded.source }
     this.logger.warn({ ...this.recovery, at: undefined }, end === 'crashed' ? 'the previous daemon died; restored its apps' : 'the machine restarted without a clean stop; restored the apps')
+    return { apps: plan.restore, shellEnv: this.restoredEnv, restored: { from: end, at } }
   }
 
   /**
-   * Start what the dump holds that is not there yet (apps that exist are left alone).
+   * What `sup resurrect` would bring back: what the saved snapshot holds that is not there yet
+   * (apps that exist are left alone), for the Supervisor to carry out.
    * @param {Record<string, string>} shellEnv the caller's environment, as for `sup start`
+   * @returns {Promise<{ file: string, source: string | null, skipped: unknown[], warnings: string[], restore: RestoreProposal }>}
    */
-  async resurrect (shellEnv) {
+  async proposeResurrect (shellEnv) {
     if (this.closed) throw new SupError('SUP_ERR_DAEMON_SHUTTING_DOWN')
     const loaded = await loadDump(this.saveFile)
     const told = this.warnings.length
     for (const warning of loaded.warnings) this.warn(warning)
-    if (!loaded.dump) return { file: this.saveFile, source: null, apps: [], skipped: [], workers: [], warnings: loaded.warnings }
-    // From the check to the last register there is no await: two resurrects cannot both start an app.
+    const restored = { from: 'resurrect', at: this.now() }
+    if (!loaded.dump) return { file: this.saveFile, source: null, skipped: [], warnings: loaded.warnings, restore: { apps: [], shellEnv, restored } }
     const plan = planRestore(loaded.dump.apps, { mode: 'resurrect', live: new Set(this.supervisor.apps.keys()) })
-    const at = this.now()
-    const refusals = this.warnings.length
-    const apps = plan.restore.map((entry) => this.register(entry, shellEnv, { from: 'resurrect', at }))
     // The caller prints its own warnings: `sup ls` need not repeat them.
     if (this.told.warnings >= told) this.told.warnings = this.warnings.length
-    await this.supervisor.launchInOrder(apps)
-    await this.supervisor.settle(apps.flatMap((app) => app.workers.filter((w) => !w.held)), isDecided).catch(tolerateTimeout)
-    return {
-      file: this.saveFile,
-      source: loaded.source,
-      apps: plan.restore.map((a) => a.config.name),
-      skipped: plan.skip,
-      workers: apps.flatMap((app) => app.workers.map((w) => w.row())),
-      warnings: [...loaded.warnings, ...this.warnings.slice(refusals)]
-    }
+    return { file: this.saveFile, source: loaded.source, skipped: plan.skip, warnings: loaded.warnings, restore: { apps: plan.restore, shellEnv, restored } }
   }
 
   /**
@@ -284,48 +282,10 @@ export class Persistence extends EventEmitter {
     entry.start_time = startTime
   }
 
-  /**
-   * Add a dump entry to the supervisor; its workers that were running are for
-   * supervisor.launchInOrder to start.
-   * @param {DumpApp} entry
-   * @param {Record<string, string>} shellEnv
-   * @param {{ from: string, at: number }} restored
-   * @returns {{ app: import('../app/app.js').App, workers: import('../worker/worker.js').Worker[] }}
-   */
-  register (entry, shellEnv, restored) {
-    const config = Object.freeze({ ...entry.config, instances: entry.workers.length })
-    const refused = refusalOf(() => this.supervisor.effects.preflight(config, { ...shellEnv, ...config.env }))
-    const app = this.supervisor.addApp(config, shellEnv)
-    app.restored = restored
-    if (refused) {
-      // Kept, held as `sup stop` leaves it (`sup restart` tries again once it is fixed), and
-      // said once, rather than a crash loop of a script that is gone.
-      for (const worker of app.workers) worker.held = true
-      this.warn(`${config.name} was not started: ${refused.message}`)
-      return { app, workers: [] }
-    }
-    this.logger.info({ app: config.name, from: restored.from, instances: config.instances }, 'restoring app')
-    return { app, workers: app.workers.filter((worker, i) => entry.workers[i].run) }
-  }
-
   /** @param {string} message */
   warn (message) {
     this.warnings.push(message)
     this.logger.warn(message)
-  }
-}
-
-/**
- * Why a saved app cannot start now (daemon/preflight.js), or null.
- * @param {() => void} check
- * @returns {Error | null}
- */
-function refusalOf (check) {
-  try {
-    check()
-    return null
-  } catch (err) {
-    return /** @type {Error} */ (err)
   }
 }
 

@@ -1,6 +1,6 @@
 // @ts-check
 // What a daemon does with the dump it finds: pure decisions, table-tested
-// (test/unit/daemon/restore-plan.test.js). daemon/persistence.js carries them out.
+// (test/unit/daemon/dump/restore-plan.test.js). daemon/dump/persistence.js carries them out.
 
 /**
  * @typedef {import('./format.js').DumpApp} DumpApp

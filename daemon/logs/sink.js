@@ -3,7 +3,7 @@
 // §7), kept in a ring for `sup logs`, and emitted as 'line' for subscribers. A file that
 // cannot keep up pauses the worker's stream (the pipe fills and the worker waits, as with a
 // slow terminal), but never for longer than a stalled disk deserves: then lines are dropped
-// and counted instead (daemon/log-file.js). Emits 'line' for each line, and 'status' when the
+// and counted instead (daemon/logs/file.js). Emits 'line' for each line, and 'status' when the
 // error of one of its files appears or clears.
 import { EventEmitter } from 'node:events'
 import { truncate } from 'node:fs/promises'
@@ -38,18 +38,6 @@ const NEWLINE = 0x0a
 const NEWLINE_BUF = Buffer.from('\n')
 
 /**
- * Whether anyone follows lines as they come (`sup logs` streaming, monit). The daemon sets it
- * from its subscriptions (daemon.js); until then, as in tests, every line is emitted.
- * @type {() => boolean}
- */
-let linesWanted = () => true
-
-/** @param {() => boolean} wanted */
-export function setLinesWanted (wanted) {
-  linesWanted = wanted
-}
-
-/**
  * @typedef {{ id: number, instance: number, stream: 'out' | 'err' }} Source
  * @typedef {{ setTimeout: (fn: () => void, ms: number) => any, clearTimeout: (timer: any) => void }} Timers
  * @typedef {{ log_error: import('./file.js').LogError | null, log_dropped_lines: number, log_dropped_bytes: number }} LogRowStatus
@@ -65,9 +53,15 @@ export class LogSink extends EventEmitter {
    * @param {import('./defaults.js').LogRotation} [options.defaults] the daemon's rotation settings
    * @param {Timers} [options.timers]
    * @param {number} [options.maxPause] longest a worker's stream stays paused for a slow file (ms)
+   * @param {() => boolean} [options.linesWanted] whether anyone follows lines as they come (`sup
+   *   logs` streaming, monit): the daemon asks its subscriptions (daemon.js); alone, as in tests,
+   *   every line is emitted
+   * @param {() => number} [options.wallNow] the wall clock that stamps lines
    */
-  constructor ({ config, logsDir, logger, files, defaults = LOG_DEFAULTS, timers = globalThis, maxPause = LOG_FILE_LIMITS.stallMs }) {
+  constructor ({ config, logsDir, logger, files, defaults = LOG_DEFAULTS, timers = globalThis, maxPause = LOG_FILE_LIMITS.stallMs, linesWanted = () => true, wallNow = Date.now }) {
     super()
+    this.linesWanted = linesWanted
+    this.wallNow = wallNow
     this.config = config
     this.logsDir = logsDir
     this.logger = logger
@@ -174,11 +168,11 @@ export class LogSink extends EventEmitter {
    * @returns {boolean} false when a file asks the stream to wait
    */
   writeChunk (paths, source, buf) {
-    const from = { time: Date.now(), app: this.config.name, id: source.id, instance: source.instance, stream: source.stream }
+    const from = { time: this.wallNow(), app: this.config.name, id: source.id, instance: source.instance, stream: source.stream }
     const { config } = this
     const plain = !config.time && !config.log_date_format && config.log_type !== 'json'
     let bytes = buf
-    if (plain && !linesWanted()) {
+    if (plain && !this.linesWanted()) {
       this.ring.pushLines(from, buf)
     } else {
       let text = ''
@@ -246,7 +240,7 @@ export class LogSink extends EventEmitter {
     let file = this.opened.get(path)
     if (!file) {
       const { name } = this.config
-      const formatNotice = (/** @type {string} */ text) => formatLine({ time: Date.now(), app: name, instance, stream: 'sup', line: text }, this.config)
+      const formatNotice = (/** @type {string} */ text) => formatLine({ time: this.wallNow(), app: name, instance, stream: 'sup', line: text }, this.config)
       file = this.files.acquire(path, { rotation: this.rotation, formatNotice })
       file.on('status', this.onFileStatus)
       this.opened.set(path, file)

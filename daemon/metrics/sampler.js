@@ -1,7 +1,7 @@
 // @ts-check
 // The daemon's one sampling loop (design §6): every interval, read the CPU and memory of
 // every running worker's whole process tree, merge in what the worker's agent reported,
-// keep the result on the worker (what `ls` and `describe` read) and in a short history,
+// keep the result in the usage store (what `ls` and `describe` read) and in a short history,
 // and emit it for subscribers and the memory guard. Listing never triggers a pass.
 import { EventEmitter } from 'node:events'
 import { accountTree } from './account-tree.js'
@@ -38,38 +38,28 @@ export function agentIntervalFor (interval) {
 const SLOT_OFFSET_MS = 0
 
 /**
- * @typedef {object} WorkerUsage the latest figures of one worker (all zero / null until sampled)
- * @property {number | null} time ms, when it was sampled
- * @property {number} cpu percent of one core, whole tree, over the last interval
- * @property {number} memory bytes, RSS of the whole tree
- * @property {number} cpu_seconds CPU time of the tree since the worker process started
- * @property {number} processes how many processes the tree had
- * @property {{ p50: number, p99: number, max: number } | null} loop_delay ms, from the agent
- * @property {{ used: number, total: number } | null} heap bytes, from the agent
- * @property {number | null} handles from the agent
- *
- * @typedef {import('./agent-report.js').AgentReport & { at: number }} AgentSnapshot
+ * @typedef {import('./usage.js').WorkerUsage} WorkerUsage
+ * @typedef {import('./usage.js').AgentSnapshot} AgentSnapshot
  *
  * @typedef {object} SampledWorker what the sampler needs of a worker (daemon/worker/worker.js)
  * @property {number} id
  * @property {{ pid: number | null }} state
- * @property {WorkerUsage} usage
- * @property {AgentSnapshot | null} agent
- * @property {() => import('../../ipc/methods.js').WorkerRow} row
+ *
+ * @typedef {object} SamplerStores where the figures go, and the agents' reports come from (app/worker-stores.js)
+ * @property {{ get: (worker: any) => WorkerUsage, set: (worker: any, usage: WorkerUsage) => void }} usage
+ * @property {{ get: (worker: any) => AgentSnapshot | null }} agent
  */
 
-/** @returns {WorkerUsage} */
-export function emptyUsage () {
-  return { time: null, cpu: 0, memory: 0, cpu_seconds: 0, processes: 0, loop_delay: null, heap: null, handles: null }
-}
+export { emptyUsage } from './usage.js'
 
 /**
  * The `metrics` event for one worker: its row plus the figures only the sample has.
- * @param {SampledWorker} worker
+ * @param {import('../../ipc/methods.js').WorkerRow} row
+ * @param {WorkerUsage} usage
  */
-export function metricsEvent (worker) {
-  const { time, cpu_seconds: cpuSeconds, processes, loop_delay: loopDelay, heap, handles } = worker.usage
-  return { ...worker.row(), time, cpu_seconds: cpuSeconds, processes, loop_delay: loopDelay, heap, handles }
+export function metricsEvent (row, usage) {
+  const { time, cpu_seconds: cpuSeconds, processes, loop_delay: loopDelay, heap, handles } = usage
+  return { ...row, time, cpu_seconds: cpuSeconds, processes, loop_delay: loopDelay, heap, handles }
 }
 
 export class Sampler extends EventEmitter {
@@ -78,13 +68,15 @@ export class Sampler extends EventEmitter {
    * @param {() => SampledWorker[]} options.workers every worker the daemon supervises
    * @param {number} options.interval ms between samples; 0 turns sampling off
    * @param {import('pino').Logger} options.logger
+   * @param {SamplerStores} options.stores
    * @param {import('./tree-walker.js').TreeWalker} [options.walker]
    * @param {import('./read-usage.js').UsageReader} [options.reader]
    * @param {() => number} [options.now]
    */
-  constructor ({ workers, interval, logger, walker, reader, now = Date.now }) {
+  constructor ({ workers, interval, logger, stores, walker, reader, now = Date.now }) {
     super()
     this.workers = workers
+    this.stores = stores
     this.interval = interval
     this.logger = logger
     this.walker = walker ?? createTreeWalker({ now })
@@ -152,9 +144,10 @@ export class Sampler extends EventEmitter {
       const result = accountTree(this.tracks.get(worker.id) ?? null, root, [root, ...(trees.get(root) ?? [])], usage, now)
       if (!result) continue
       this.tracks.set(worker.id, result.track)
-      const agent = worker.agent && now - worker.agent.at <= AGENT_STALE_INTERVALS * agentIntervalFor(this.interval) ? worker.agent : null
+      const report = this.stores.agent.get(worker)
+      const agent = report && now - report.at <= AGENT_STALE_INTERVALS * agentIntervalFor(this.interval) ? report : null
       const { cpu, cpuSeconds, memory, processes } = result.figures
-      worker.usage = {
+      this.stores.usage.set(worker, {
         time: now,
         cpu,
         memory,
@@ -163,7 +156,7 @@ export class Sampler extends EventEmitter {
         loop_delay: agent?.loop_delay ?? null,
         heap: agent?.heap ?? null,
         handles: agent?.handles ?? null
-      }
+      })
       this.historyOf(worker.id).push({ time: now, cpu, memory, loop_p99: agent?.loop_delay?.p99 ?? null, heap_used: agent?.heap?.used ?? null })
       this.emit('sample', worker)
     }

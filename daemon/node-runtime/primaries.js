@@ -20,30 +20,39 @@ export const PRIMARY_LINGER_MS = 10_000
  * @typedef {{ exec: string, args: string[], execArgv: string[], cwd: string }} ForkSpec
  */
 
-/** @type {Map<string, RuntimePrimary>} node binary → its primary */
-const primaries = new Map()
-
-/**
- * Fork a cluster worker on another node, through that node's primary (started when needed).
- * @param {string} nodePath
- * @param {ForkSpec} spec
- * @param {Record<string, string>} env the worker's whole environment
- * @param {(events: EventEmitter, send: (message: unknown) => void) => (message: unknown) => void} messages the worker's message handler
- * @returns {SpawnedWorker}
- */
-export function forkOnRuntime (nodePath, spec, env, messages) {
-  let primary = primaries.get(nodePath)
-  if (primary === undefined) {
-    primary = new RuntimePrimary(nodePath)
-    primaries.set(nodePath, primary)
+/** The primaries one daemon runs, one per node binary (its effects hold one, worker/effects.js). */
+export class Primaries {
+  constructor () {
+    /** @type {Map<string, RuntimePrimary>} node binary → its primary */
+    this.byNode = new Map()
   }
-  return primary.fork(spec, env, messages)
+
+  /**
+   * Fork a cluster worker on another node, through that node's primary (started when needed).
+   * @param {string} nodePath
+   * @param {ForkSpec} spec
+   * @param {Record<string, string>} env the worker's whole environment
+   * @param {(events: EventEmitter, send: (message: unknown) => void) => (message: unknown) => void} messages the worker's message handler
+   * @returns {SpawnedWorker}
+   */
+  fork (nodePath, spec, env, messages) {
+    let primary = this.byNode.get(nodePath)
+    if (primary === undefined) {
+      primary = new RuntimePrimary(nodePath, this.byNode)
+      this.byNode.set(nodePath, primary)
+    }
+    return primary.fork(spec, env, messages)
+  }
 }
 
 class RuntimePrimary {
-  /** @param {string} nodePath */
-  constructor (nodePath) {
+  /**
+   * @param {string} nodePath
+   * @param {Map<string, RuntimePrimary>} registry where it is listed while it runs
+   */
+  constructor (nodePath, registry) {
     this.nodePath = nodePath
+    this.registry = registry
     /** @type {string | null} its process.version, once it said hello */
     this.version = null
     /** @type {Map<number, Remote>} */
@@ -124,7 +133,7 @@ class RuntimePrimary {
     if (remote === undefined) return
     this.remotes.delete(w)
     remote.handle.events.emit('exit', code, signal)
-    if (this.remotes.size === 0 && this.linger === null && primaries.get(this.nodePath) === this) {
+    if (this.remotes.size === 0 && this.linger === null && this.registry.get(this.nodePath) === this) {
       this.linger = setTimeout(() => this.child.connected && this.child.disconnect(), PRIMARY_LINGER_MS)
       this.linger.unref()
     }
@@ -132,7 +141,7 @@ class RuntimePrimary {
 
   /** The primary ended (or never started): its workers end with it. */
   gone () {
-    if (primaries.get(this.nodePath) === this) primaries.delete(this.nodePath)
+    if (this.registry.get(this.nodePath) === this) this.registry.delete(this.nodePath)
     if (this.linger !== null) clearTimeout(this.linger)
     for (const [w, remote] of [...this.remotes]) {
       remote.stdout.end()

@@ -5,7 +5,6 @@
 // whose readiness fails is gated (the primary hands its connections to the others) while
 // another worker serves.
 import { STATUS } from '../worker/lifecycle.js'
-import { buildWorkerEnv } from '../worker/spawn.js'
 import { runProbe } from './probe.js'
 
 /**
@@ -18,6 +17,8 @@ import { runProbe } from './probe.js'
  * @typedef {object} WorkerProbes what a worker shows of its probes (describe, ls --json)
  * @property {ProbeState | null} readiness
  * @property {ProbeState | null} liveness
+ *
+ * @typedef {{ get: (worker: Worker) => WorkerProbes, set: (worker: Worker, probes: WorkerProbes) => void, clear: (worker: Worker) => void }} ProbeStore
  */
 
 const KINDS = /** @type {const} */ (['readiness', 'liveness'])
@@ -26,10 +27,13 @@ const KINDS = /** @type {const} */ (['readiness', 'liveness'])
  * Run the probes of every process the worker gets, until it stops or exits. Readiness starts
  * with the process (it decides when the worker is online); liveness once the worker is online,
  * so that a slow start is not taken for a hang (the job of Kubernetes' startupProbe): its
- * initial_delay counts from then.
+ * initial_delay counts from then. The verdicts are kept in `verdicts`, this function their one writer.
  * @param {Worker} worker
+ * @param {ProbeStore} verdicts
  */
-export function probeWorker (worker) {
+export function probeWorker (worker, verdicts) {
+  let seq = 0
+  const nextSeq = () => ++seq
   /** @type {Map<ProbeKind, { pid: number, stop: () => void, poke: () => void }>} */
   const running = new Map()
   const stopAll = () => {
@@ -47,11 +51,11 @@ export function probeWorker (worker) {
     if (!alive || pid === null) return
     // A starting worker that has just listened is likely ready: check now, not a period later.
     if (status === STATUS.STARTING && worker.state.listening) running.get('readiness')?.poke()
-    if (running.size === 0) worker.probes = { readiness: null, liveness: null }
+    if (running.size === 0) verdicts.clear(worker)
     for (const kind of KINDS) {
-      const probe = worker.app.config[kind]
+      const probe = worker.config[kind]
       if (!probe || running.has(kind) || (kind === 'liveness' && status !== STATUS.ONLINE)) continue
-      running.set(kind, start(worker, pid, kind, probe))
+      running.set(kind, start(worker, pid, kind, probe, verdicts, nextSeq))
     }
   }
   worker.on('change', follow)
@@ -63,17 +67,19 @@ export function probeWorker (worker) {
  * @param {number} pid
  * @param {ProbeKind} kind
  * @param {ProbeConfig} probe
+ * @param {ProbeStore} verdicts
+ * @param {() => number} nextSeq numbers the checks asked of the agent
  */
-function start (worker, pid, kind, probe) {
+function start (worker, pid, kind, probe, verdicts, nextSeq) {
   const runner = runProbe({
     kind,
     timing: probe,
-    check: checkOf(worker, probe),
+    check: checkOf(worker, probe, nextSeq),
     timers: worker.effects.timers,
     now: worker.effects.now,
     onResult: (state, changed) => {
       if (worker.state.pid !== pid) return
-      worker.probes = { ...worker.probes, [kind]: state }
+      verdicts.set(worker, { ...verdicts.get(worker), [kind]: state })
       if (changed) worker.dispatch({ type: 'probe', kind, passing: state.passing, reason: state.last })
     }
   })
@@ -88,13 +94,14 @@ function start (worker, pid, kind, probe) {
  * increment_var, or the app's first `listen` port).
  * @param {Worker} worker
  * @param {ProbeConfig} probe
+ * @param {() => number} nextSeq numbers the checks asked of the agent
  * @returns {(signal: AbortSignal) => Promise<CheckResult>}
  */
-export function checkOf (worker, probe) {
-  const { config, shellEnv } = worker.app
-  const env = buildWorkerEnv(config, shellEnv, worker.instance)
+export function checkOf (worker, probe, nextSeq) {
+  const { config } = worker
+  const env = worker.env()
   if (probe.type === 'exec') return worker.effects.check(probe, { cwd: config.cwd, env })
-  if (sharesPort(worker)) return (signal) => askAgent(worker, probe, signal)
+  if (sharesPort(worker)) return (signal) => askAgent(worker, probe, signal, nextSeq())
   const port = probe.port ?? portOf(env.PORT) ?? portOf(config.listen[0])
   if (port === null) {
     return async () => ({ ok: false, reason: `no port to ${probe.type === 'http' ? 'GET' : 'connect to'} (give the probe a port, or the app env PORT)` })
@@ -104,7 +111,7 @@ export function checkOf (worker, probe) {
 
 /** @param {Worker} worker */
 function sharesPort (worker) {
-  const { config, sockets } = worker.app
+  const { config, sockets } = worker
   return config.exec_mode === 'cluster' || (sockets != null && config.listen.length > 0 && config.interpreter === null)
 }
 
@@ -114,19 +121,17 @@ function portOf (value) {
   return value !== undefined && Number.isInteger(port) && port > 0 && port < 65536 ? port : null
 }
 
-let seq = 0
-
 /**
  * One check through the agent of the worker's current process ('probe', answered by 'probed').
  * @param {Worker} worker
  * @param {ProbeConfig} probe
  * @param {AbortSignal} signal
+ * @param {number} id pairs the answer with the question
  * @returns {Promise<CheckResult>}
  */
-function askAgent (worker, probe, signal) {
+function askAgent (worker, probe, signal, id) {
   const proc = worker.proc
   if (proc === null) return Promise.resolve({ ok: false, reason: 'the worker has no process' })
-  const id = ++seq
   return new Promise((resolve) => {
     const onProbed = (/** @type {any} */ message) => {
       if (message?.seq !== id) return
@@ -146,7 +151,7 @@ function askAgent (worker, probe, signal) {
 }
 
 /**
- * The agent's answer as a verdict: an http status as checks.js judges one.
+ * The agent's answer as a verdict: an http status as worker/checks.js judges one.
  * @param {ProbeConfig} probe
  * @param {{ status?: unknown, error?: unknown }} answer
  * @returns {CheckResult}
@@ -165,18 +170,20 @@ export function judge (probe, { status, error }) {
  * worker would only bounce each connection between them). Called whenever a worker changes.
  * @param {Worker[]} workers the app's
  * @param {'rr' | 'os'} balance
+ * @param {{ get: (worker: Worker) => number | null, set: (worker: Worker, pid: number | null) => void }} gates the pid each worker's gate
+ *   holds closed; this function is its one writer
  */
-export function gateUnready (workers, balance) {
+export function gateUnready (workers, balance, gates) {
   if (balance !== 'rr') return
-  const serving = workers.filter((w) => w.state.status === STATUS.ONLINE && !w.state.draining && (!w.app.config.readiness || w.state.probeReady))
+  const serving = workers.filter((w) => w.state.status === STATUS.ONLINE && !w.state.draining && (!w.config.readiness || w.state.probeReady))
   for (const worker of workers) {
-    const { state } = worker
-    if (!worker.app.config.readiness || worker.app.config.exec_mode !== 'cluster' || state.pid === null || state.draining) continue
+    const { state, config } = worker
+    if (!config.readiness || config.exec_mode !== 'cluster' || state.pid === null || state.draining) continue
     if (state.status !== STATUS.STARTING && state.status !== STATUS.ONLINE) continue
     const gate = !state.probeReady && serving.some((w) => w !== worker)
-    const gated = worker.gatedPid === state.pid
+    const gated = gates.get(worker) === state.pid
     if (gate === gated) continue
-    worker.gatedPid = gate ? state.pid : null
+    gates.set(worker, gate ? state.pid : null)
     worker.tellAgent(gate ? 'gate' : 'open')
   }
 }

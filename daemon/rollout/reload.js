@@ -7,6 +7,7 @@ import { SupError } from '../../ipc/errors.js'
 import { lockApps, movesNode, restartWorkers, updateConfig } from '../app/app.js'
 import { DEFAULT_LIMITS, checkLimits, freeInstances, resolveScale } from './plan.js'
 import { canRoll, rollWorkers } from './rollout.js'
+import { reviseRevision } from '../worker/revision.js'
 
 /**
  * @typedef {import('../app/app.js').App} App
@@ -14,12 +15,15 @@ import { canRoll, rollWorkers } from './rollout.js'
  * @typedef {import('./rollout.js').WorkerRef} WorkerRef
  * @typedef {import('../../ipc/app-config.js').AppConfig} AppConfig
  *
- * @typedef {object} Registry what a reload of several apps needs of the supervisor
- * @property {Map<string, App>} apps
- * @property {(targets: string[], options?: { cwd?: string }) => Worker[]} resolve
+ * @typedef {object} ReloadScope what a reload of several apps is given (by the Supervisor, which
+ *   alone changes the registry)
+ * @property {ReadonlyMap<string, App>} apps the registry, to read
+ * @property {(targets: string[], options?: { cwd?: string }) => Map<App, Worker[]>} group the
+ *   workers the targets name, by app
+ * @property {(configs: AppConfig[], shellEnv: Record<string, string>) => Promise<unknown>} startApps
+ *   register and start apps of a config file that do not run
  * @property {() => import('../../ipc/methods.js').WorkerRow[]} list
- * @property {import('../worker/effects.js').Effects} effects
- * @property {(configs: AppConfig[], shellEnv: Record<string, string>) => Promise<import('../../ipc/methods.js').WorkerRow[]>} start
+ * @property {() => number} now
  *
  * @typedef {object} RolloutSummary what `sup describe` shows of an app's last reload or scale
  * @property {'reload' | 'scale' | 'replace'} op
@@ -39,25 +43,20 @@ import { canRoll, rollWorkers } from './rollout.js'
 /**
  * Reload apps one after the other; the apps of a config file that are not running are started
  * (as PM2's reload and startOrReload of a config file do), with `shellEnv` (or none).
- * @param {Registry} registry
+ * @param {ReloadScope} scope
  * @param {{ targets: string[], cwd?: string, apps?: AppConfig[], shellEnv?: Record<string, string>, update?: Partial<AppConfig>, surge?: number, maxUnavailable?: number }} params
  *   update: settings to change in the targeted apps (--node-args)
  */
-export async function reloadApps (registry, { targets, cwd, apps = [], shellEnv, update, surge = DEFAULT_LIMITS.surge, maxUnavailable = DEFAULT_LIMITS.maxUnavailable }) {
+export async function reloadApps ({ apps: registry, group, startApps, list, now }, { targets, cwd, apps = [], shellEnv, update, surge = DEFAULT_LIMITS.surge, maxUnavailable = DEFAULT_LIMITS.maxUnavailable }) {
   const limits = { surge, maxUnavailable }
   const problem = checkLimits(limits)
   if (problem) throw new SupError('SUP_ERR_RELOAD_INVALID_LIMITS', { reason: problem })
-  /** @type {Map<App, Worker[]>} */
-  const groups = new Map()
   // The names of a config file's apps come with their settings (and may not run yet).
   const named = targets.filter((t) => !apps.some((c) => c.name === t))
-  for (const worker of named.length > 0 ? registry.resolve(named, { cwd }) : []) {
-    const app = appOf(registry, worker)
-    groups.set(app, [...(groups.get(app) ?? []), worker])
-  }
-  const missing = apps.filter((config) => !registry.apps.has(config.name))
+  const groups = named.length > 0 ? group(named, { cwd }) : /** @type {Map<App, Worker[]>} */ (new Map())
+  const missing = apps.filter((config) => !registry.has(config.name))
   for (const config of apps) {
-    const app = registry.apps.get(config.name)
+    const app = registry.get(config.name)
     if (app && !groups.has(app)) groups.set(app, [...app.workers])
   }
   const release = lockApps([...groups.keys()], 'reload')
@@ -65,9 +64,9 @@ export async function reloadApps (registry, { targets, cwd, apps = [], shellEnv,
   const outcomes = []
   try {
     if (missing.length > 0) {
-      const began = registry.effects.now()
-      await registry.start(missing, shellEnv ?? {})
-      const ms = registry.effects.now() - began
+      const began = now()
+      await startApps(missing, shellEnv ?? {})
+      const ms = now() - began
       for (const config of missing) {
         outcomes.push({ name: config.name, code: null, op: 'reload', strategy: 'restart', outcome: 'started', reason: 'not running: started', started: [], retired: [], failed: [], at: began + ms, ms })
       }
@@ -81,7 +80,7 @@ export async function reloadApps (registry, { targets, cwd, apps = [], shellEnv,
     release()
   }
   const names = new Set(outcomes.map((o) => o.name))
-  return { apps: outcomes, workers: registry.list().filter((row) => names.has(row.name)) }
+  return { apps: outcomes, workers: list().filter((row) => names.has(row.name)) }
 }
 
 /**
@@ -127,7 +126,7 @@ async function reloadApp (app, workers, { config: newConfig, shellEnv, limits })
   // A cluster app on a new node restarts: the new node's primary cannot listen on the old one's port.
   const moving = whole && config.exec_mode === 'cluster' && movesNode(workers, () => next)
   // Fork mode rolls on the sockets the daemon holds, as long as the new settings ask for the same ones.
-  const rolling = !moving && canRoll(app) && (config === app.config || (canRoll({ config, shellEnv: env, logs: app.logs, sockets: app.sockets }) &&
+  const rolling = !moving && canRoll(app) && (config === app.config || (canRoll({ config, sockets: app.sockets }) &&
     config.exec_mode === app.config.exec_mode && config.listen.join() === app.config.listen.join()))
   const report = app.reporter('reload')
   report({ phase: 'begin', strategy: rolling ? 'rolling' : 'restart', workers: workers.length, ...limits, config: Boolean(newConfig), env: Boolean(shellEnv), ...(moving && next ? { node: { version: next.version, path: next.path } } : {}) })
@@ -147,12 +146,13 @@ async function reloadApp (app, workers, { config: newConfig, shellEnv, limits })
     return finish(app, report, { op: 'reload', strategy: 'restart', outcome: 'restarted', reason, started: [], retired: [], failed: [] }, began)
   }
 
-  const runtime = config === app.config && env === app.shellEnv ? app : { config, shellEnv: env, logs: app.logs, sockets: app.sockets }
+  // The next revision, or the app's own when nothing changes (its new workers then follow the app's).
+  const revision = reviseRevision(app.revision, { config, shellEnv: env })
   const instances = whole ? range(config.instances) : workers.map((w) => w.instance)
-  const result = await rollWorkers({ app, old: workers, instances, runtime, limits, report })
-  if (result.outcome === 'done' && whole && runtime !== app) {
+  const result = await rollWorkers({ app, old: workers, instances, runtime: revision, limits, report })
+  if (result.outcome === 'done' && whole && revision !== app.revision) {
     // The app now is what its new workers are.
-    app.swap({ config, shellEnv: env })
+    app.moveTo(revision)
     app.announce()
   }
   const outcome = result.outcome === 'done' ? 'reloaded' : 'aborted'
@@ -253,17 +253,6 @@ function finish (app, report, summary, began) {
 /** @param {import('./rollout.js').RolloutResult} result */
 function pick ({ reason, started, retired, failed }) {
   return { reason, started, retired, failed }
-}
-
-/**
- * @param {Registry} registry
- * @param {Worker} worker
- * @returns {App}
- */
-function appOf (registry, worker) {
-  const app = registry.apps.get(worker.app.config.name)
-  if (!app) throw new SupError('SUP_ERR_APP_NOT_FOUND', { target: worker.app.config.name })
-  return app
 }
 
 /** @param {number} n */

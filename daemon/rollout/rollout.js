@@ -13,18 +13,20 @@ const IDLE_WAKE = 60_000
 
 /**
  * @typedef {import('../worker/worker.js').Worker} Worker
- * @typedef {import('../worker/worker.js').AppRuntime} AppRuntime
+ * @typedef {import('../worker/revision.js').Revision} Revision
+ * @typedef {{ config: import('../../ipc/app-config.js').AppConfig, sockets?: import('../sockets/held-sockets.js').HeldSockets | null }} Serving
+ *   what decides how workers can be replaced: their settings and the sockets the daemon holds
  * @typedef {import('./step.js').WorkerRef} WorkerRef
  *
- * @typedef {Pick<import('../app/app.js').App, 'config' | 'workers' | 'addWorker' | 'spareId' | 'effects'>} RolloutHost
+ * @typedef {Pick<import('../app/app.js').App, 'config' | 'workers' | 'addWorker' | 'spareId' | 'effects' | 'stores'>} RolloutHost
  *   what a rollout needs of its app: its config and workers, a way to add a worker, a spare id,
- *   and the clock, timers and balancing
+ *   the clock, timers and balancing, and what is known of its workers (their probes' verdicts)
  *
  * @typedef {object} RolloutOptions
  * @property {RolloutHost} app
  * @property {Worker[]} old workers to retire
  * @property {number[]} instances instance numbers the new workers take
- * @property {AppRuntime} [runtime] config and environment of the new workers (default: the app's)
+ * @property {Revision} [runtime] config and environment of the new workers (default: the app's revision)
  * @property {import('./plan.js').RollLimits} limits
  * @property {(progress: Record<string, unknown>) => void} [report] progress, as it happens
  *
@@ -70,7 +72,7 @@ export async function rollWorkers ({ app, old, instances, runtime, limits, repor
     // listens (a queue consumer) is ready once online (min_uptime).
     expectListen: [...old, ...app.workers].some((w) => w.state.listening),
     gate: config.wait_ready && !config.readiness && config.exec_mode === 'cluster' && app.effects.balance() === 'rr'
-  }, old.map((w, i) => ({ key: `o${i}`, id: w.id, instance: w.instance, drainable: canDrain(w.app), killTimeout: w.app.config.kill_timeout })))
+  }, old.map((w, i) => ({ key: `o${i}`, id: w.id, instance: w.instance, drainable: canDrain(w), killTimeout: w.config.kill_timeout })))
 
   /** @param {import('./step.js').RollEvent} event */
   const feed = (event) => {
@@ -96,7 +98,7 @@ export async function rollWorkers ({ app, old, instances, runtime, limits, repor
     const worker = /** @type {Worker} */ (workers.get(effect.key))
     if (effect.type === 'open') worker.tellAgent('open')
     else if (effect.type === 'renumber') worker.renumber(effect.id)
-    else worker.dispatch({ type: 'stop', then: 'remove', drain: effect.drain })
+    else worker.dispatch({ type: 'stop', afterStop: 'remove', drain: effect.drain })
     return null
   }
 
@@ -119,7 +121,7 @@ export async function rollWorkers ({ app, old, instances, runtime, limits, repor
   /** @returns {import('./step.js').RollEvent} */
   const observe = () => ({
     type: 'observe',
-    views: Object.fromEntries([...workers].map(([key, w]) => [key, viewOf(w)])),
+    views: Object.fromEntries([...workers].map(([key, w]) => [key, viewOf(w, app.stores.probes.get(w))])),
     online: app.workers.filter((w) => w.state.status === STATUS.ONLINE).length
   })
 
@@ -144,29 +146,30 @@ export async function rollWorkers ({ app, old, instances, runtime, limits, repor
 /**
  * What the step reads of a worker.
  * @param {Worker} worker
+ * @param {import('../probes/worker-probes.js').WorkerProbes} probes its probes' last verdicts
  * @returns {import('./step.js').WorkerView}
  */
-function viewOf (worker) {
+function viewOf (worker, probes) {
   const { status, pid, restarts, listening, ready, probeReady, lastExit } = worker.state
-  return { status, pid, restarts, listening, ready, probeReady, lastExit, removed: worker.removed, probe: worker.probes.readiness?.last ?? null }
+  return { status, pid, restarts, listening, ready, probeReady, lastExit, removed: worker.removed, probe: probes.readiness?.last ?? null }
 }
 
 /**
  * Whether old and new workers of an app can serve side by side, so that a reload rolls:
  * cluster mode (the daemon hands out the connections) or fork mode on sockets the daemon
  * holds (`listen`: every generation accepts from the same kernel queue).
- * @param {AppRuntime} runtime
+ * @param {Serving} app
  */
-export function canRoll (runtime) {
-  return runtime.config.exec_mode === 'cluster' || (runtime.sockets != null && runtime.config.listen.length > 0)
+export function canRoll ({ config, sockets }) {
+  return config.exec_mode === 'cluster' || (sockets != null && config.listen.length > 0)
 }
 
 /**
  * Whether the agent can drain a worker before it stops: cluster workers, and node fork-mode
  * workers on held sockets. Others get the plain stop ladder: their servers close on SIGINT,
  * and what the kernel queued meanwhile waits on the held socket for the next generation.
- * @param {AppRuntime} runtime
+ * @param {Serving} worker
  */
-export function canDrain (runtime) {
-  return runtime.config.exec_mode === 'cluster' || (canRoll(runtime) && runtime.config.interpreter === null)
+export function canDrain (worker) {
+  return worker.config.exec_mode === 'cluster' || (canRoll(worker) && worker.config.interpreter === null)
 }

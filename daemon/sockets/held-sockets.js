@@ -8,8 +8,10 @@
 // with net's handle factory (the one node:cluster's primary uses for its shared handles, which
 // binds but neither listens nor polls), and a short-lived helper process, handed the socket as
 // fd 3, calls listen(2) on it and exits before its event loop ever runs: the socket is then
-// listening for good, and only the workers accept.
-import { spawnSync } from 'node:child_process'
+// listening for good, and only the workers accept. The daemon waits for the helper without
+// blocking its loop. The handle factory is Node's private `net._createServerHandle`: no public
+// API binds a socket without listening and accepting on it (the point here).
+import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import net from 'node:net'
 import { getSystemErrorName } from 'node:util'
@@ -47,7 +49,7 @@ s.on('error', (err) => { process.stderr.write(String(err.code || err.message)); 
 /**
  * @typedef {object} BindOptions
  * @property {string} app the app's name, for messages
- * @property {(fd: number) => { status: number | null, stderr: string }} [listenFd] puts fd in LISTEN state (default: the helper process)
+ * @property {(fd: number) => Promise<{ status: number | null, stderr: string }>} [listenFd] puts fd in LISTEN state (default: the helper process)
  * @property {import('./inherited-sockets.js').InheritedSockets} [inherited] sockets from
  *   systemd (socket activation): an entry they serve is taken from them instead of bound
  */
@@ -63,8 +65,9 @@ export class HeldSockets {
    * Bind and listen on every entry of an app's `listen` setting; all or nothing.
    * @param {string[]} listen the canonical entries of AppConfig.listen
    * @param {BindOptions} options
+   * @returns {Promise<HeldSockets>}
    */
-  static bind (listen, { app, listenFd = runListenHelper, inherited }) {
+  static async bind (listen, { app, listenFd = runListenHelper, inherited }) {
     const specs = parseListen(listen)
     if ('error' in specs) throw new SupError('SUP_ERR_CONFIG_INVALID_OPTION', { option: 'listen', value: String(specs.entry), reason: specs.error })
     const held = new HeldSockets([])
@@ -76,9 +79,9 @@ export class HeldSockets {
           held.sockets.push({ spec, fd: adopted.fd, handle: adopted.handle, inherited: adopted })
           continue
         }
-        const handle = bindOne(spec, app)
+        const handle = await bindOne(spec, app)
         held.sockets.push({ spec, fd: handle.fd, handle })
-        const result = listenFd(handle.fd)
+        const result = await listenFd(handle.fd)
         if (result.status !== 0) {
           const code = result.stderr.trim().split('\n').pop() || `the listen helper exited with ${result.status}`
           throw new SupError('SUP_ERR_LISTEN_FAILED', { address: spec.name, name: app, reason: explain(code) })
@@ -124,10 +127,10 @@ export class HeldSockets {
  * @param {ListenSpec} spec
  * @param {string} app
  */
-function bindOne (spec, app) {
+async function bindOne (spec, app) {
   const create = /** @type {any} */ (net)._createServerHandle
   if (spec.kind === 'unix') {
-    removeStaleSocket(spec.path, app)
+    await removeStaleSocket(spec.path, app)
     return check(create(spec.path, -1, -1, undefined, 0), spec, app)
   }
   if (spec.host === null) {
@@ -180,12 +183,34 @@ function explain (code) {
  * @param {string} path
  * @param {string} app
  */
-function removeStaleSocket (path, app) {
+async function removeStaleSocket (path, app) {
   const stat = fs.statSync(path, { throwIfNoEntry: false })
   if (!stat) return
   if (!stat.isSocket()) throw new SupError('SUP_ERR_LISTEN_FAILED', { address: `unix:${path}`, name: app, reason: 'a file that is not a socket is in the way' })
-  const probe = spawnSync(process.execPath, ['-e', `require('node:net').connect(${JSON.stringify(path)}).on('connect', () => process.exit(0)).on('error', () => process.exit(1))`], { stdio: 'ignore', timeout: 2000 })
-  if (probe.status !== 0) fs.rmSync(path, { force: true })
+  if (!await answers(path, STALE_PROBE_MS)) fs.rmSync(path, { force: true })
+}
+
+/** How long a unix socket file may take to answer before it counts as left behind. */
+const STALE_PROBE_MS = 2000
+
+/**
+ * Whether something accepts connections on a unix socket file.
+ * @param {string} path
+ * @param {number} ms
+ * @returns {Promise<boolean>}
+ */
+function answers (path, ms) {
+  return new Promise((resolve) => {
+    const socket = net.connect(path)
+    const done = (/** @type {boolean} */ answered) => {
+      clearTimeout(timer)
+      socket.destroy()
+      resolve(answered)
+    }
+    const timer = setTimeout(() => done(false), ms)
+    socket.once('connect', () => done(true))
+    socket.once('error', () => done(false))
+  })
 }
 
 /**
@@ -196,15 +221,32 @@ export function fdName (spec) {
   return spec.name.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 255)
 }
 
-/** @param {number} fd */
+/** How long the listen helper may take (a machine under load starts node slowly). */
+const LISTEN_HELPER_MS = 10_000
+
+/**
+ * @param {number} fd
+ * @returns {Promise<{ status: number | null, stderr: string }>}
+ */
 function runListenHelper (fd) {
-  // A clean environment: no NODE_OPTIONS (a --require could run an event loop turn first),
-  // no cluster variables.
-  const result = spawnSync(process.execPath, ['-e', LISTEN_HELPER], {
-    stdio: ['ignore', 'ignore', 'pipe', fd],
-    env: { PATH: process.env.PATH ?? '' },
-    encoding: 'utf8',
-    timeout: 10_000
+  return new Promise((resolve) => {
+    // A clean environment: no NODE_OPTIONS (a --require could run an event loop turn first),
+    // no cluster variables.
+    const child = spawn(process.execPath, ['-e', LISTEN_HELPER], {
+      stdio: ['ignore', 'ignore', 'pipe', fd],
+      env: { PATH: process.env.PATH ?? '' },
+      windowsHide: true
+    })
+    let stderr = ''
+    child.stderr?.setEncoding('utf8').on('data', (chunk) => { stderr += chunk })
+    const timer = setTimeout(() => child.kill('SIGKILL'), LISTEN_HELPER_MS)
+    child.once('error', (err) => {
+      clearTimeout(timer)
+      resolve({ status: null, stderr: String(err) })
+    })
+    child.once('close', (status) => {
+      clearTimeout(timer)
+      resolve({ status, stderr })
+    })
   })
-  return { status: result.status, stderr: result.stderr ?? String(result.error ?? '') }
 }

@@ -5,7 +5,8 @@
 import cluster from 'node:cluster'
 import { listDescendants, listMarked, readProcess, sendSignal, signalRecorded } from './process-tree.js'
 import { spawnWorker } from './spawn.js'
-import { checkFor } from '../probes/checks.js'
+import { Primaries } from '../node-runtime/primaries.js'
+import { checkFor } from './checks.js'
 import { preflight } from '../preflight.js'
 
 /**
@@ -31,6 +32,8 @@ import { preflight } from '../preflight.js'
  * @property {ProcessTree} tree
  * @property {typeof checkFor} check a probe's check, made from the daemon (http, tcp, exec)
  * @property {typeof preflight} preflight throws why an app cannot start at all, before its first spawn
+ * @property {(name: string) => Record<string, string>} [settings] an app's `sup set` values
+ *   (daemon/settings.js), read at each start; none when not given
  */
 
 /**
@@ -42,14 +45,25 @@ export function monotonicNow () {
   return Math.floor(performance.timeOrigin + performance.now())
 }
 
-/** @type {Effects} */
-export const REAL_EFFECTS = Object.freeze({
-  spawn: spawnWorker,
-  timers: Object.freeze({ setTimeout: (/** @type {() => void} */ fn, /** @type {number} */ ms) => setTimeout(fn, ms), clearTimeout: (/** @type {any} */ timer) => clearTimeout(timer) }),
-  now: monotonicNow,
-  // Read when needed: the daemon sets the policy at start-up (setBalance), before any fork.
-  balance: () => cluster.schedulingPolicy === cluster.SCHED_RR ? 'rr' : 'os',
-  check: checkFor,
-  preflight,
-  tree: Object.freeze({ list: (/** @type {number} */ pid) => listDescendants(pid), signal: sendSignal, signalRecorded, marked: listMarked, read: readProcess })
-})
+/**
+ * The real world, one per daemon: the primaries it runs on other nodes live in it, so two
+ * daemons in one process (tests) do not share them.
+ * @param {{ balance?: import('../../ipc/balance.js').Balance, settings?: (name: string) => Record<string, string> }} [options]
+ *   balance: how cluster workers get their connections; Node freezes the policy at the first
+ *   fork, so it is set here, before any (docs/architecture.md#balancing); left as it is when not given
+ * @returns {Effects}
+ */
+export function realEffects ({ balance, settings } = {}) {
+  if (balance) cluster.schedulingPolicy = balance === 'os' ? cluster.SCHED_NONE : cluster.SCHED_RR
+  const primaries = new Primaries()
+  return Object.freeze({
+    spawn: (config, env, sockets, runtime) => spawnWorker(primaries, config, env, sockets, runtime),
+    timers: Object.freeze({ setTimeout: (/** @type {() => void} */ fn, /** @type {number} */ ms) => setTimeout(fn, ms), clearTimeout: (/** @type {any} */ timer) => clearTimeout(timer) }),
+    now: monotonicNow,
+    balance: () => cluster.schedulingPolicy === cluster.SCHED_RR ? 'rr' : 'os',
+    check: checkFor,
+    preflight,
+    tree: Object.freeze({ list: (/** @type {number} */ pid) => listDescendants(pid), signal: sendSignal, signalRecorded, marked: listMarked, read: readProcess }),
+    ...(settings ? { settings } : {})
+  })
+}

@@ -20,16 +20,15 @@ export const STATUS = Object.freeze({
 
 /** A process is there, or on its way in or out: `ls` shows its uptime and figures. @param {HasStatus} s */
 export const isRunning = (s) => s.status === STATUS.ONLINE || s.status === STATUS.STARTING || s.status === STATUS.STOPPING
-/** Up, or given up on: a worker waiting to retry is still on its way. @param {HasStatus} s */
-export const isStarted = (s) => s.status === STATUS.ONLINE || s.status === STATUS.ERRORED || s.status === STATUS.STOPPED
-/** Past stopping and starting, with no follow-up pending (a restart has run its course). @param {Pick<WorkerState, 'status' | 'then'>} s */
-export const isSettled = (s) => s.status !== STATUS.STARTING && s.status !== STATUS.STOPPING && s.then === null
+/** Past stopping and starting, with no follow-up pending (a restart has run its course). @param {Pick<WorkerState, 'status' | 'afterStop'>} s */
+export const isSettled = (s) => s.status !== STATUS.STARTING && s.status !== STATUS.STOPPING && s.afterStop === null
 /**
- * The first attempt is decided: up, given up on, or exited and waiting to be tried again. `sup
- * start` answers then, as PM2's does; a crash loop goes on in the background (sup ls follows it).
+ * The first attempt is decided: up, given up on (errored), exited for good (stopped), or exited
+ * and waiting to be tried again. `sup start` answers then, as PM2's does; a crash loop goes on
+ * in the background (sup ls follows it).
  * @param {HasStatus} s
  */
-export const isDecided = (s) => isStarted(s) || s.status === STATUS.WAITING
+export const isDecided = (s) => s.status !== STATUS.STARTING && s.status !== STATUS.STOPPING
 /** @param {HasStatus} s */
 export const isStopped = (s) => s.status === STATUS.STOPPED
 /** On its way down or down: stopped, or stopping. @param {HasStatus} s */
@@ -54,14 +53,17 @@ export const isStoppingOrStopped = (s) => s.status === STATUS.STOPPING || s.stat
  * @property {{ code: number | null, signal: string | null, at: number, reason?: string } | null} lastExit
  *   reason: why, when known: the process could not be started, or it said why it failed to start
  * @property {number | null} retryAt when a waiting/errored worker will be started again
- * @property {'start' | 'remove' | null} then what follows once it has stopped
+ * @property {'start' | 'remove' | null} afterStop what follows once it has stopped
+ * @property {boolean} held stopped on purpose (`sup stop`, autostart: false, a dependency not
+ *   ready): cron_restart and watch leave it alone until a start or restart lifts the hold
  *
  * @typedef {{ type: 'start' }
  *   | { type: 'spawned', pid: number }
  *   | { type: 'listening' }
  *   | { type: 'ready' }
  *   | { type: 'exit', code: number | null, signal: string | null, failed?: SpawnFailure, cause?: string }
- *   | { type: 'stop', then?: 'start' | 'remove' | null, drain?: boolean }
+ *   | { type: 'stop', afterStop?: 'start' | 'remove' | null, drain?: boolean, hold?: boolean }
+ *   | { type: 'hold' }
  *   | { type: 'drained' }
  *   | { type: 'timer', name: TimerName }
  *   | { type: 'reset' }
@@ -106,7 +108,8 @@ export function initialState () {
     lastRestart: null,
     lastExit: null,
     retryAt: null,
-    then: null
+    afterStop: null,
+    held: false
   }
 }
 
@@ -124,10 +127,16 @@ export function transition (config, state, event, now) {
 
 /** @type {{ [K in WorkerEvent['type']]: (c: LifecycleConfig, s: WorkerState, e: Extract<WorkerEvent, { type: K }>, now: number) => ({ state: WorkerState, effects: Effect[] } | undefined) }} */
 const HANDLERS = {
+  // A start lifts a hold, whatever the status.
   start (config, state) {
-    if (state.status === STATUS.STOPPING) return { state: { ...state, then: 'start' }, effects: [] }
-    if (state.status === STATUS.STARTING || state.status === STATUS.ONLINE) return undefined
+    if (state.status === STATUS.STOPPING) return { state: { ...state, afterStop: 'start', held: false }, effects: [] }
+    if (state.status === STATUS.STARTING || state.status === STATUS.ONLINE) return state.held ? { state: { ...state, held: false }, effects: [] } : undefined
     return spawn(state, state.status === STATUS.STOPPED ? state.restarts : state.restarts + 1)
+  },
+
+  // Kept from starting (autostart: false, a dependency not ready): stopped as `sup stop` leaves it.
+  hold (config, state) {
+    return state.held ? undefined : { state: { ...state, held: true }, effects: [] }
   },
 
   spawned (config, state, event, now) {
@@ -167,7 +176,7 @@ const HANDLERS = {
     if (event.passing || (state.status !== STATUS.STARTING && state.status !== STATUS.ONLINE)) return undefined
     const reason = `liveness probe failed: ${event.reason ?? 'no answer'}`
     return {
-      state: { ...state, status: STATUS.STOPPING, then: 'start', livenessRestarts: state.livenessRestarts + 1, lastRestart: { reason, at: now } },
+      state: { ...state, status: STATUS.STOPPING, afterStop: 'start', livenessRestarts: state.livenessRestarts + 1, lastRestart: { reason, at: now } },
       effects: [{ type: 'event', kind: 'liveness', level: 'warn', message: `${reason}; restarting it`, data: { reason: event.reason ?? null } }, { type: 'clear-timer', name: 'ready' }, { type: 'graceful-stop' }, { type: 'set-timer', name: 'kill', ms: config.kill_timeout }]
     }
   },
@@ -181,7 +190,7 @@ const HANDLERS = {
     const how = event.signal ? `signal ${event.signal}` : `code ${event.code}`
     const exit = { code: event.code, signal: event.signal, uptime: state.startedAt === null ? 0 : now - state.startedAt }
     if (state.status === STATUS.STOPPING) {
-      const next = state.then === 'start' ? 'starting it again' : state.then === 'remove' ? 'removing it' : 'stopped'
+      const next = state.afterStop === 'start' ? 'starting it again' : state.afterStop === 'remove' ? 'removing it' : 'stopped'
       return afterStopped(exited, [...cleanup, { type: 'event', kind: 'exited', level: 'info', message: `exited with ${how} when asked to stop; ${next}`, data: exit }])
     }
     if (state.status !== STATUS.STARTING && state.status !== STATUS.ONLINE) return { state: exited, effects: cleanup }
@@ -225,13 +234,16 @@ const HANDLERS = {
   },
 
   stop (config, state, event) {
-    const then = event.then ?? null
+    const afterStop = event.afterStop ?? null
+    // `sup stop` holds the worker; a restart (stop, then start) lifts the hold.
+    const held = afterStop === 'start' ? false : state.held || Boolean(event.hold)
+    state = held === state.held ? state : { ...state, held }
     // Only a worker that listens can have connections to drain (a starting one that listens
     // may be gated, still receiving hand-offs it declines); the stop ladder follows once it
     // reports drained, or after kill_timeout.
     if (event.drain && (state.status === STATUS.ONLINE || (state.status === STATUS.STARTING && state.listening))) {
       return {
-        state: { ...state, status: STATUS.STOPPING, then, draining: true },
+        state: { ...state, status: STATUS.STOPPING, afterStop, draining: true },
         effects: [{ type: 'clear-timer', name: 'ready' }, { type: 'drain', idleMs: drainIdleMs(config) }, { type: 'set-timer', name: 'drain', ms: config.kill_timeout }]
       }
     }
@@ -239,15 +251,15 @@ const HANDLERS = {
       case STATUS.STARTING:
       case STATUS.ONLINE:
         return {
-          state: { ...state, status: STATUS.STOPPING, then },
+          state: { ...state, status: STATUS.STOPPING, afterStop },
           effects: [{ type: 'clear-timer', name: 'ready' }, { type: 'graceful-stop' }, { type: 'set-timer', name: 'kill', ms: config.kill_timeout }]
         }
       case STATUS.STOPPING:
         // The latest request wins (a plain stop cancels a pending restart), except that a
         // pending delete is never undone.
-        return { state: { ...state, then: state.then === 'remove' ? 'remove' : then }, effects: [] }
+        return { state: { ...state, afterStop: state.afterStop === 'remove' ? 'remove' : afterStop }, effects: [] }
       default:
-        return afterStopped({ ...state, then, retryAt: null }, [{ type: 'clear-timer', name: 'retry' }])
+        return afterStopped({ ...state, afterStop, retryAt: null }, [{ type: 'clear-timer', name: 'retry' }])
     }
   },
 
@@ -294,7 +306,7 @@ const HANDLERS = {
 function spawn (state, restarts) {
   return {
     // startedAt is cleared: a spawn that fails before 'spawned' must count as a fast exit.
-    state: { ...state, status: STATUS.STARTING, startedAt: null, restarts, retryAt: null, then: null, ready: false, probeReady: false, draining: false },
+    state: { ...state, status: STATUS.STARTING, startedAt: null, restarts, retryAt: null, afterStop: null, held: false, ready: false, probeReady: false, draining: false },
     effects: [{ type: 'clear-timer', name: 'retry' }, { type: 'spawn' }]
   }
 }
@@ -341,10 +353,10 @@ function online (state) {
  * @returns {{ state: WorkerState, effects: Effect[] }}
  */
 function afterStopped (state, effects) {
-  if (state.then === 'start') {
+  if (state.afterStop === 'start') {
     const next = spawn({ ...state, status: STATUS.STOPPED }, state.restarts + 1)
     return { state: next.state, effects: [...effects, ...next.effects] }
   }
-  if (state.then === 'remove') return { state: { ...state, status: STATUS.STOPPED, then: null }, effects: [...effects, { type: 'remove' }] }
-  return { state: { ...state, status: STATUS.STOPPED, then: null }, effects }
+  if (state.afterStop === 'remove') return { state: { ...state, status: STATUS.STOPPED, afterStop: null }, effects: [...effects, { type: 'remove' }] }
+  return { state: { ...state, status: STATUS.STOPPED, afterStop: null }, effects }
 }

@@ -9,19 +9,9 @@ import { EventEmitter } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { APP_MESSAGES, dispatch, toAgent, workerActOf } from '../../ipc/agent-protocol.js'
 import { withListenPid } from '../../ipc/listen-fds.js'
-import { forkOnRuntime } from '../node-runtime/primaries.js'
 import { envFor, resolveRunAs } from './run-as.js'
 
 export const AGENT_PATH = fileURLToPath(new URL('../agent/agent.cjs', import.meta.url))
-
-/**
- * Choose how cluster workers get their connections. Node freezes the policy at the first
- * fork, so the daemon calls this once, at start-up (docs/architecture.md#balancing).
- * @param {import('../../ipc/balance.js').Balance} balance
- */
-export function setBalance (balance) {
-  cluster.schedulingPolicy = balance === 'os' ? cluster.SCHED_NONE : cluster.SCHED_RR
-}
 
 /**
  * @typedef {object} SpawnedWorker
@@ -42,29 +32,17 @@ export function usesAgent (config) {
   return config.exec_mode === 'cluster' || config.interpreter === null
 }
 
-/** `sup set` values by app name; none until the daemon hands over its Settings (useSettings). */
-let settingsOf = (/** @type {string} */ name) => /** @type {Record<string, string>} */ ({})
-
-/**
- * Where buildWorkerEnv finds `sup set` values (daemon/settings.js). Set once by the daemon:
- * the one source for every place a worker's env is built (spawn, probes, `sup env`), whatever
- * generation of the app's config a reload is rolling out.
- * @param {(name: string) => Record<string, string>} source
- */
-export function useSettings (source) {
-  settingsOf = source
-}
-
 /**
  * The worker's environment: the caller's shell, then the app's own env, then its `sup set`
  * values, then the instance variables.
  * @param {import('../../ipc/app-config.js').AppConfig} config
  * @param {Record<string, string>} shellEnv
  * @param {number} instance
+ * @param {Record<string, string>} [settings] the app's `sup set` values (daemon/settings.js)
  * @returns {Record<string, string>}
  */
-export function buildWorkerEnv (config, shellEnv, instance) {
-  const env = { ...shellEnv, ...config.env, ...settingsOf(config.name), [config.instance_var]: String(instance) }
+export function buildWorkerEnv (config, shellEnv, instance, settings = {}) {
+  const env = { ...shellEnv, ...config.env, ...settings, [config.instance_var]: String(instance) }
   if (config.increment_var) {
     const base = Number(env[config.increment_var])
     if (Number.isFinite(base)) env[config.increment_var] = String(base + instance)
@@ -88,13 +66,14 @@ export function replacingEnv (env) {
 }
 
 /**
+ * @param {import('../node-runtime/primaries.js').Primaries} primaries the daemon's primaries on other nodes
  * @param {import('../../ipc/app-config.js').AppConfig} config
  * @param {Record<string, string>} env the worker's whole environment (nothing is added from the daemon's)
  * @param {import('../sockets/held-sockets.js').HandOver | null} [sockets] the app's held sockets (fork mode, `listen`)
  * @param {import('../node-runtime/resolve.js').Runtime | null} [runtime] the program it runs on (null: the daemon's node, or the interpreter as named)
  * @returns {SpawnedWorker}
  */
-export function spawnWorker (config, env, sockets = null, runtime = null) {
+export function spawnWorker (primaries, config, env, sockets = null, runtime = null) {
   // Another user (uid/gid): refused here too, for a config that never went through app.start.
   const runAs = resolveRunAs(config)
   const ids = runAs ? { uid: runAs.uid, gid: runAs.gid } : {}
@@ -103,7 +82,7 @@ export function spawnWorker (config, env, sockets = null, runtime = null) {
   if (runtime === null || runtime.own) return forkClusterWorker(config, workerEnv, ids)
   // Another node: its own primary forks the worker (daemon/node-runtime/primary.cjs).
   const spec = { exec: config.script, args: config.args, execArgv: [...config.interpreter_args, '--require', AGENT_PATH], cwd: config.cwd, ...ids }
-  return forkOnRuntime(runtime.path, spec, workerEnv, clusterWorkerMessages)
+  return primaries.fork(runtime.path, spec, workerEnv, clusterWorkerMessages)
 }
 
 /**
@@ -211,7 +190,7 @@ let setprivPath = null
  * on Linux, util-linux's `setpriv --pdeathsig` asks the kernel to send it SIGTERM when the
  * daemon's thread that spawned it ends, then exec()s the real command, so the worker keeps the
  * same pid and nothing stays in between. Node cannot call prctl(PR_SET_PDEATHSIG) itself.
- * Where setpriv is missing, the next daemon still stops the orphan (daemon/reap-previous.js).
+ * Where setpriv is missing, the next daemon still stops the orphan (daemon/dump/reap-previous.js).
  * @param {{ command: string, args: string[], node: boolean }} cmd
  */
 export function withParentDeathSignal (cmd) {

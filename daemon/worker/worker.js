@@ -1,31 +1,23 @@
 // @ts-check
-// One worker slot of an app: holds its lifecycle state and carries out the effects the pure
-// transition table asks for (spawn, signals, timers). The only place that does so.
+// One worker slot of an app: its id, instance, the revision it runs and its lifecycle state;
+// it carries out the effects the pure transition table asks for (spawn, signals, timers), the
+// only place that does so. What others know of it (figures, probe verdicts) is kept in their
+// stores (app/worker-stores.js); its row in `sup ls` is a projection (app/worker-row.js).
+import { randomBytes } from 'node:crypto'
 import { EventEmitter } from 'node:events'
 import { finished } from 'node:stream/promises'
 import { diagnoseStart } from './diagnose.js'
 import { APP_MESSAGES, toAgent } from '../../ipc/agent-protocol.js'
 import { STATUS, initialState, isRunning, transition } from './lifecycle.js'
-import { readAgentReport } from '../metrics/agent-report.js'
-import { emptyUsage } from '../metrics/sampler.js'
-import { REAL_EFFECTS } from './effects.js'
+import { readAgentReport } from './agent-report.js'
+import { realEffects } from './effects.js'
 import { TOKEN_VAR } from './process-tree.js'
 import { buildWorkerEnv, usesAgent } from './spawn.js'
 import { resolveRuntime } from '../node-runtime/resolve.js'
 
-/** Processes started by this daemon, for the tokens. */
-let spawnCount = 0
-
 /**
- * @typedef {object} AppRuntime what a worker needs of its app
- * @property {import('../../ipc/app-config.js').AppConfig} config
- * @property {Record<string, string>} shellEnv
- * @property {import('../logs/sink.js').LogSink} logs
- * @property {{ from: string, at: number }} [restored] set when the app came back from the dump
- * @property {import('../sockets/held-sockets.js').HeldSockets | null} [sockets] sockets the daemon holds for the app (`listen`)
-
- *
- * @typedef {import('../../ipc/methods.js').WorkerRow} WorkerRow
+ * @typedef {import('./revision.js').Revision} Revision
+ * @typedef {Pick<import('../logs/sink.js').LogSink, 'attach' | 'ring'>} LogInlet where its output goes, and its last lines (why a start failed)
  */
 
 /**
@@ -63,26 +55,36 @@ function why (state) {
   return 'up for min_uptime'
 }
 
+/**
+ * Events: 'state' (its WorkerState, when the status or pid changed), 'change' (any change of
+ * state), 'renumber' (id), 'remove', 'spawn' (a new process: what was known of the last is
+ * stale), 'agent' (the agent's report, with `at`), 'event' (a decision and its reason),
+ * 'message' (the app's own messages).
+ */
 export class Worker extends EventEmitter {
   /**
-   * @param {{ id: number, instance: number, app: AppRuntime, logger: import('pino').Logger, effects?: import('./effects.js').Effects, agentEnv?: Record<string, string>, shutdownWithMessage?: boolean, siblings?: () => Worker[] }} options
+   * @param {{ id: number, instance: number, revision: Revision, logs: LogInlet, sockets?: import('../sockets/held-sockets.js').HeldSockets | null, logger: import('pino').Logger, effects?: import('./effects.js').Effects, agentEnv?: Record<string, string>, shutdownWithMessage?: boolean, siblings?: () => Worker[] }} options
+   *   revision: the settings and environment it starts with;
+   *   logs, sockets: its app's log sink and held sockets (`listen`), the same for every revision;
    *   effects: spawn, timers, clock and process tree (tests pass fakes);
    *   agentEnv: extra variables for node workers, read (and removed) by the agent;
    *   shutdownWithMessage: the daemon's setting, for node workers whatever their app's;
    *   siblings: the app's workers, whose node a cluster worker keeps (pinnedRuntime)
    */
-  constructor ({ id, instance, app, logger, effects = REAL_EFFECTS, agentEnv = {}, shutdownWithMessage = false, siblings = () => [] }) {
+  constructor ({ id, instance, revision, logs, sockets = null, logger, effects = realEffects(), agentEnv = {}, shutdownWithMessage = false, siblings = () => [] }) {
     super()
     this.siblings = siblings
     this.id = id
     this.instance = instance
-    this.app = app
+    this.revision = revision
+    this.logs = logs
+    this.sockets = sockets
     this.effects = effects
     this.now = effects.now
     this.agentEnv = agentEnv
     this.shutdownWithMessage = shutdownWithMessage
     this.baseLogger = logger
-    this.logger = logger.child({ app: app.config.name, id, instance })
+    this.logger = logger.child({ app: revision.config.name, id, instance })
     this.state = initialState()
     /** @type {import('./spawn.js').SpawnedWorker | null} */
     this.proc = null
@@ -97,26 +99,27 @@ export class Worker extends EventEmitter {
     this.startTime = Promise.resolve(null)
     /** @type {string | null} the SUP_WORKER_TOKEN of the process last started */
     this.token = null
-    /** Filled by the metrics sampler (daemon/metrics/sampler.js); `ls` only ever reads it. */
-    this.usage = emptyUsage()
-    /** The agent's latest report (node workers). @type {import('../metrics/sampler.js').AgentSnapshot | null} */
-    this.agent = null
     /** @type {import('./lifecycle.js').WorkerEvent[]} */
     this.queue = []
     this.dispatching = false
     /** True once the worker has left its app (the 'remove' effect ran). */
     this.removed = false
-    /** Stopped by `sup stop`: cron_restart and watch leave it alone until it is started again. */
-    this.held = false
-    /** The last verdicts of its readiness and liveness probes (daemon/probes/worker-probes.js). */
-    /** @type {import('../probes/worker-probes.js').WorkerProbes} */
-    this.probes = { readiness: null, liveness: null }
-    /** The pid of the process its readiness gate holds closed (cluster mode), or null. */
-    /** @type {number | null} */
-    this.gatedPid = null
     /** What the process last started runs on (docs/config.md#interpreter); null for other interpreters. */
     /** @type {import('../node-runtime/resolve.js').Runtime | null} */
     this.runtime = null
+  }
+
+  /** @returns {import('../../ipc/app-config.js').AppConfig} the settings of the revision it runs */
+  get config () {
+    return this.revision.config
+  }
+
+  /**
+   * Run `revision` from the next start on (a restart or reload with new settings).
+   * @param {Revision} revision
+   */
+  adopt (revision) {
+    this.revision = revision
   }
 
   /**
@@ -132,11 +135,11 @@ export class Worker extends EventEmitter {
       while (this.queue.length > 0) {
         const next = /** @type {import('./lifecycle.js').WorkerEvent} */ (this.queue.shift())
         const before = this.state
-        const { state, effects } = transition(this.app.config, before, next, this.now())
+        const { state, effects } = transition(this.revision.config, before, next, this.now())
         this.state = state
         for (const effect of effects) this.run(effect)
         if (state.status === STATUS.ONLINE && before.status === STATUS.STARTING) this.report({ kind: 'online', level: 'info', message: `online (pid ${state.pid}, ${why(state)})`, data: { pid: state.pid } })
-        if (state.status !== before.status || state.pid !== before.pid) this.emit('state', this.row())
+        if (state.status !== before.status || state.pid !== before.pid) this.emit('state', state)
         // Any change at all, for those who wait on more than status (listening, ready).
         if (state !== before) this.emit('change', state)
       }
@@ -171,18 +174,18 @@ export class Worker extends EventEmitter {
    */
   report ({ kind, level, message, data = {} }) {
     this.logger[level]({ kind, ...data }, message)
-    this.emit('event', { kind, level, app: this.app.config.name, id: this.id, instance: this.instance, message, data })
+    this.emit('event', { kind, level, app: this.config.name, id: this.id, instance: this.instance, message, data })
   }
 
   spawn () {
-    const { config, shellEnv, logs } = this.app
+    const { config } = this.revision
+    const { logs } = this
     // Unique per process started: what it leaves behind is found by it (reapOrphans).
-    this.token = `${process.pid}.${this.id}.${++spawnCount}`
-    const env = { ...buildWorkerEnv(config, shellEnv, this.instance), [TOKEN_VAR]: this.token }
+    this.token = `${process.pid}.${this.id}.${randomBytes(8).toString('hex')}`
+    const env = { ...this.env(), [TOKEN_VAR]: this.token }
     const proc = this.trySpawn(config, usesAgent(config) ? { ...env, ...this.agentEnv } : env)
     this.proc = proc
-    this.usage = emptyUsage()
-    this.agent = null
+    this.emit('spawn')
     logs.attach(proc.stdout, this.logSource('out'))
     logs.attach(proc.stderr, this.logSource('err'))
     // Events of a process we have already replaced are stale and dropped.
@@ -201,7 +204,7 @@ export class Worker extends EventEmitter {
     proc.events.on('message', (message) => { if (current()) this.emit('message', message) })
     proc.events.on('metrics', (message) => {
       const report = current() && readAgentReport(message)
-      if (report) this.agent = { ...report, at: this.now() }
+      if (report) this.emit('agent', { ...report, at: this.now() })
     })
     if (proc.pid !== undefined) this.spawned(proc, proc.pid)
     // A cluster worker on another node: its primary tells the pid a moment later.
@@ -219,8 +222,18 @@ export class Worker extends EventEmitter {
     if (proc.stderr && !proc.stderr.readableEnded) {
       await Promise.race([finished(proc.stderr).catch(() => {}), new Promise((resolve) => this.effects.timers.setTimeout(() => resolve(undefined), STDERR_END_MS))])
     }
-    const lines = this.app.logs.ring.last(DIAGNOSED_LINES, (e) => e.id === this.id && e.stream === 'err').map((e) => e.line)
+    const lines = this.logs.ring.last(DIAGNOSED_LINES, (e) => e.id === this.id && e.stream === 'err').map((e) => e.line)
     return diagnoseStart(lines).catch(() => null)
+  }
+
+  /**
+   * The environment a process of this worker is given now (before the agent's and the token):
+   * the `sup set` values are read at each start, whatever generation of the config it runs.
+   * @returns {Record<string, string>}
+   */
+  env () {
+    const { config, shellEnv } = this.revision
+    return buildWorkerEnv(config, shellEnv, this.instance, this.effects.settings?.(config.name))
   }
 
   /**
@@ -228,7 +241,8 @@ export class Worker extends EventEmitter {
    * @returns {import('../node-runtime/resolve.js').Runtime | null}
    */
   nextRuntime () {
-    return resolveRuntime(this.app.config, { ...this.app.shellEnv, ...this.app.config.env })
+    const { config, shellEnv } = this.revision
+    return resolveRuntime(config, { ...shellEnv, ...config.env })
   }
 
   /**
@@ -238,8 +252,8 @@ export class Worker extends EventEmitter {
    * @returns {import('../node-runtime/resolve.js').Runtime | null}
    */
   pinnedRuntime () {
-    if (this.app.config.exec_mode !== 'cluster') return null
-    const running = this.siblings().find((w) => w !== this && w.runtime !== null && isRunning(w.state) && w.app.config.exec_mode === 'cluster')
+    if (this.config.exec_mode !== 'cluster') return null
+    const running = this.siblings().find((w) => w !== this && w.runtime !== null && isRunning(w.state) && w.config.exec_mode === 'cluster')
     return running?.runtime ?? null
   }
 
@@ -275,9 +289,9 @@ export class Worker extends EventEmitter {
   renumber (id) {
     if (id === this.id) return
     this.id = id
-    this.logger = this.baseLogger.child({ app: this.app.config.name, id, instance: this.instance })
+    this.logger = this.baseLogger.child({ app: this.config.name, id, instance: this.instance })
     this.emit('renumber', id)
-    this.emit('state', this.row())
+    this.emit('state', this.state)
   }
 
   /**
@@ -293,7 +307,7 @@ export class Worker extends EventEmitter {
       // node), but a cluster worker stays on its running siblings' node: their primary holds the port.
       this.runtime = null
       this.runtime = this.pinnedRuntime() ?? this.nextRuntime()
-      return this.effects.spawn(config, env, this.app.sockets?.handOver() ?? null, this.runtime)
+      return this.effects.spawn(config, env, this.sockets?.handOver() ?? null, this.runtime)
     } catch (err) {
       this.logger.error({ err }, 'could not start the process')
       const events = new EventEmitter()
@@ -320,7 +334,7 @@ export class Worker extends EventEmitter {
     if (!proc?.pid) return
     this.tree = await this.effects.tree.list(proc.pid).catch(() => [])
     if (this.proc !== proc || this.state.status !== STATUS.STOPPING) return
-    const { config } = this.app
+    const { config } = this.revision
     // Only a worker with a channel can hear the message (node ones); the others get the
     // signal, as in PM2, rather than nothing and a SIGKILL at kill_timeout. The signal goes to
     // the worker's whole group, as PM2's tree kill does: `npm start` (a shell, npm, then the
@@ -385,33 +399,5 @@ export class Worker extends EventEmitter {
   clearTimer (name) {
     if (this.timers.has(name)) this.effects.timers.clearTimeout(this.timers.get(name))
     this.timers.delete(name)
-  }
-
-  /** @returns {WorkerRow} */
-  row () {
-    const { state } = this
-    const running = isRunning(state)
-    return {
-      id: this.id,
-      name: this.app.config.name,
-      namespace: this.app.config.namespace ?? 'default',
-      instance: this.instance,
-      pid: state.pid,
-      status: state.status,
-      mode: this.app.config.exec_mode,
-      restarts: state.restarts,
-      uptime: running && state.startedAt !== null ? this.now() - state.startedAt : 0,
-      cpu: running ? this.usage.cpu : 0,
-      memory: running ? this.usage.memory : 0,
-      unstable_restarts: state.unstableRestarts,
-      retry_at: state.retryAt,
-      last_exit: state.lastExit,
-      restored: this.app.restored?.from ?? null,
-      ready: this.app.config.readiness ? state.probeReady : null,
-      liveness_restarts: state.livenessRestarts,
-      last_restart: state.lastRestart,
-      runtime: this.runtime && { kind: this.runtime.kind, path: this.runtime.path, version: this.runtime.version, source: this.runtime.source },
-      ...this.app.logs.statusFor(this.instance)
-    }
   }
 }

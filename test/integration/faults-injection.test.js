@@ -70,7 +70,8 @@ test('a name that is a path, or holds a newline, is refused before anything is w
     for (const run of [['start', join(APPS, 'print-argv.js'), '--name', name], ['start', config]]) {
       const result = await home.sup(run)
       assert.equal(result.code, 1, `${JSON.stringify(name)}: ${result.stdout}`)
-      assert.match(result.stderr, /^sup: app name .* is not allowed/, JSON.stringify(name))
+      // From a config file the line names the file and the app first (docs/config.md, warnings and errors).
+      assert.match(result.stderr, run[1] === config ? /^sup: \S+ecosystem\.config\.json: app ".*": app name .* is not allowed/ : /^sup: app name .* is not allowed/, JSON.stringify(name))
       assert.equal(result.stderr.trim().split('\n').length, 1, `one line (a newline in the name is shown escaped): ${result.stderr}`)
     }
   }

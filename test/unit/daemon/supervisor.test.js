@@ -170,6 +170,15 @@ describe('Supervisor', () => {
     assert.equal(supervisor.apps.get('a')?.shellEnv.SHELL_VAR, 'new')
   })
 
+  test('sup signal reaches the running workers through the effects, and answers with them', async (t) => {
+    const { effects, supervisor } = setup(t)
+    await drive(effects, supervisor.start([appConfig({ name: 'a', instances: 2 }), appConfig({ name: 'b', instances: 1, autostart: false })], {}))
+    const pids = supervisor.resolve(['a']).map((w) => w.state.pid)
+    const rows = supervisor.signal(['all'], 'SIGUSR2')
+    assert.deepEqual(rows.map((r) => r.name), ['a', 'a'], 'the stopped app has no process to signal')
+    assert.deepEqual(effects.signals.filter(([, signal]) => signal === 'SIGUSR2'), pids.map((pid) => [pid, 'SIGUSR2']))
+  })
+
   test('stopAll stops every worker of every app', async (t) => {
     const { effects, supervisor } = setup(t)
     await drive(effects, supervisor.start([appConfig({ name: 'a', instances: 2 }), appConfig({ name: 'b', exec_mode: 'fork', instances: 1 })], {}))

@@ -15,7 +15,7 @@ const B = { kind: /** @type {const} */ ('node'), path: '/b/node', version: 'v24.
  * @param {typeof A | null} runtime
  * @returns {any}
  */
-const worker = (mode, status, runtime) => ({ app: { config: { exec_mode: mode } }, state: { status }, runtime })
+const worker = (mode, status, runtime) => ({ config: { exec_mode: mode }, state: { status }, runtime })
 
 /** @type {Array<[string, any[], typeof A | null, boolean]>} */
 const cases = [

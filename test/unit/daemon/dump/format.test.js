@@ -26,14 +26,14 @@ describe('wantsToRun', () => {
   ]
   for (const [status, then, expected] of rows) {
     test(`${status}${then ? ` then ${then}` : ''} -> ${expected}`, () => {
-      assert.equal(wantsToRun(/** @type {any} */ ({ status, then })), expected)
+      assert.equal(wantsToRun(/** @type {any} */ ({ status, afterStop: then })), expected)
     })
   }
 })
 
 describe('workersToSave', () => {
   /** @param {number} instance @param {string} status @param {number | null} pid @param {string | null} [then] */
-  const w = (instance, status, pid, then = null) => ({ instance, state: /** @type {any} */ ({ status, pid, then }) })
+  const w = (instance, status, pid, then = null) => ({ instance, state: /** @type {any} */ ({ status, pid, afterStop: then }) })
   /** @type {Array<[string, ReturnType<typeof w>[], Array<[number, boolean, number | null]>]>} [name, workers, expected instance/run/pid] */
   const rows = [
     ['one entry per worker, by instance', [w(1, 'online', 11), w(0, 'stopped', null)], [[0, false, null], [1, true, 11]]],

@@ -28,10 +28,17 @@ async function setup (t, file) {
     writes.push(reason)
     return write(apps, reason, state, ...rest)
   }
-  await persistence.open()
+  // As the daemon does: what Persistence proposes, the Supervisor carries out.
+  const proposal = await persistence.open()
+  if (proposal) await supervisor.restore(proposal)
+  /** `sup resurrect`, as its handler carries it out. @param {Record<string, string>} shellEnv */
+  const resurrect = async (shellEnv) => {
+    const { restore, ...found } = await persistence.proposeResurrect(shellEnv)
+    return { ...found, ...await supervisor.resurrect(restore) }
+  }
   const drive = (/** @type {Promise<any>} */ promise) => driveClock(effects, promise)
   const read = () => JSON.parse(readFileSync(persistence.file, 'utf8'))
-  return { supervisor, persistence, effects, writes, drive, read }
+  return { supervisor, persistence, effects, writes, drive, read, resurrect }
 }
 
 test('a burst of changes is written at most twice, and idle() resolves once it is on disk', async (t) => {
@@ -67,18 +74,18 @@ test('after a clean stop the next daemon starts empty; resurrect brings the save
   await before.drive(before.supervisor.stopAll())
   await writeDump()
 
-  const { supervisor, persistence, drive } = await setup(t, before.persistence.file)
+  const { supervisor, persistence, drive, resurrect } = await setup(t, before.persistence.file)
   assert.deepEqual(supervisor.list(), [])
   assert.deepEqual(persistence.status().parked, ['a', 'b'])
   // A listing is told the parked apps once; status() without unreported always has them.
   assert.deepEqual(persistence.status({ unreported: true }).parked, ['a', 'b'])
   assert.deepEqual(persistence.status({ unreported: true }).parked, [])
   assert.deepEqual(persistence.status().parked, ['a', 'b'])
-  const first = await drive(persistence.resurrect({}))
+  const first = await drive(resurrect({}))
   assert.deepEqual(first.apps, ['a', 'b'])
   assert.deepEqual(supervisor.list().map((r) => `${r.name}:${r.status}`), ['a:online', 'a:online', 'b:online'])
   assert.ok(supervisor.apps.get('a')?.restored, 'marked as restored')
-  const second = await drive(persistence.resurrect({}))
+  const second = await drive(resurrect({}))
   assert.deepEqual(second.apps, [])
   assert.equal(supervisor.list().length, 3)
   // The second daemon writes into the first one's folder: let its last write land before the

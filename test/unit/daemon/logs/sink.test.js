@@ -8,7 +8,7 @@ import { describe, test } from 'node:test'
 import pino from 'pino'
 import { APP_DEFAULTS } from '../../../../ipc/app-config.js'
 import { LogFiles } from '../../../../daemon/logs/files.js'
-import { LogSink, PARTIAL_IDLE_MS, setLinesWanted } from '../../../../daemon/logs/sink.js'
+import { LogSink, PARTIAL_IDLE_MS } from '../../../../daemon/logs/sink.js'
 import { fakeClock } from '../../../helpers/fake-effects.js'
 import { settle, waitForEvent } from '../../../helpers/wait.js'
 
@@ -77,9 +77,7 @@ describe('LogSink', () => {
   })
 
   test('while nobody follows the lines, bytes go to the file as they came: no line emitted, the ring still answers', async (t) => {
-    setLinesWanted(() => false)
-    t.after(() => setLinesWanted(() => true))
-    const { dir, sink, emitted } = await makeSink(t)
+    const { dir, sink, emitted } = await makeSink(t, {}, { linesWanted: () => false })
     const e = Buffer.from('é') // two bytes, cut between chunks
     const bad = Buffer.from([0xff, 0xfe]) // not UTF-8: kept byte for byte in the file
     await feed(sink, [Buffer.concat([Buffer.from('one\ncaf'), e.subarray(0, 1)]), Buffer.concat([e.subarray(1), Buffer.from('\n'), bad, Buffer.from('\nlast')])])
@@ -98,6 +96,13 @@ describe('LogSink', () => {
     const [entry] = sink.ring.last(1)
     assert.deepEqual({ ...entry, time: 0 }, { time: 0, app: 'api', id: 7, instance: 1, stream: 'err', line: 'boom' })
     assert.ok(entry.time >= before && entry.time <= Date.now())
+  })
+
+  test('lines are stamped by the wall clock it is given', async (t) => {
+    const { sink } = await makeSink(t, {}, { wallNow: () => 1_234_567 })
+    await feed(sink, ['one\n'])
+    await closeSink(sink)
+    assert.equal(sink.ring.last(1)[0].time, 1_234_567)
   })
 
   test('a multi-byte character split across chunks stays whole', async (t) => {

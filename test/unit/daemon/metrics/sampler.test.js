@@ -5,10 +5,10 @@ import pino from 'pino'
 import { agentIntervalFor, delayToSlot, emptyUsage, metricsEvent, Sampler } from '../../../../daemon/metrics/sampler.js'
 
 /**
- * A worker as the sampler sees it.
+ * A worker as the sampler sees it, with what the daemon's stores keep of it beside it (the
+ * test reads them off the worker).
  * @param {number} id
  * @param {number | null} pid
- * @returns {import('../../../../daemon/metrics/sampler.js').SampledWorker}
  */
 function fakeWorker (id, pid) {
   const worker = {
@@ -19,6 +19,12 @@ function fakeWorker (id, pid) {
     row: () => /** @type {any} */ ({ id, name: 'app', instance: id, pid: worker.state.pid, status: 'online', cpu: worker.usage.cpu, memory: worker.usage.memory })
   }
   return worker
+}
+
+/** @type {import('../../../../daemon/metrics/sampler.js').SamplerStores} the stores, as fields of the fake workers */
+const onTheWorkers = {
+  usage: { get: (w) => w.usage, set: (w, usage) => { w.usage = usage } },
+  agent: { get: (w) => w.agent }
 }
 
 /**
@@ -34,6 +40,7 @@ function setUp (workers, machine) {
     workers: () => workers,
     interval: 1000,
     logger: pino({ level: 'silent' }),
+    stores: onTheWorkers,
     now: () => clock.now,
     walker: { walk: async (roots) => new Map(roots.map((r) => [r, machine.trees.get(r) ?? []])), close () {} },
     reader: {
@@ -46,7 +53,7 @@ function setUp (workers, machine) {
   })
   /** @type {any[]} */
   const emitted = []
-  sampler.on('sample', (worker) => emitted.push(metricsEvent(worker)))
+  sampler.on('sample', (worker) => emitted.push(metricsEvent(worker.row(), worker.usage)))
   return { sampler, clock, reads, emitted }
 }
 

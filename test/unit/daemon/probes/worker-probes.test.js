@@ -72,7 +72,7 @@ describe('liveness', () => {
     worker.dispatch({ type: 'start' })
     await effects.clock.advance(5000)
     assert.equal(worker.state.status, 'online')
-    assert.equal(worker.row().liveness_restarts, 0)
+    assert.equal(app.row(worker).liveness_restarts, 0)
     const first = effects.spawned[0]
     hung.add(first)
     const hungAt = effects.now()
@@ -83,7 +83,7 @@ describe('liveness', () => {
     await effects.clock.advance(100)
     assert.equal(effects.spawned.length, 2, 'a new process')
     assert.equal(worker.state.status, 'online')
-    const row = worker.row()
+    const row = app.row(worker)
     assert.equal(row.restarts, 1)
     assert.equal(row.liveness_restarts, 1)
     assert.match(row.last_restart?.reason ?? '', /^liveness probe failed: timed out after 500 ms$/)
@@ -92,10 +92,10 @@ describe('liveness', () => {
     // The new process answers: no more restarts.
     await effects.clock.advance(10_000)
     assert.equal(effects.spawned.length, 2)
-    assert.equal(worker.row().liveness_restarts, 1)
+    assert.equal(app.row(worker).liveness_restarts, 1)
     // sup reset clears the count with the others.
     worker.dispatch({ type: 'reset' })
-    assert.equal(worker.row().liveness_restarts, 0)
+    assert.equal(app.row(worker).liveness_restarts, 0)
   })
 
   test('a failure in between resets the count: no restart', async (t) => {
@@ -104,7 +104,7 @@ describe('liveness', () => {
     app.workers[0].dispatch({ type: 'start' })
     await effects.clock.advance(20_000)
     assert.equal(effects.spawned.length, 1)
-    assert.equal(app.workers[0].probes.liveness?.last, 'GET /healthz answered 503')
+    assert.equal(app.stores.probes.get(app.workers[0]).liveness?.last, 'GET /healthz answered 503')
   })
 
   test('probes stop with the worker', async (t) => {
@@ -128,16 +128,16 @@ describe('readiness', () => {
     await effects.clock.advance(4000)
     assert.equal(worker.state.listening, true)
     assert.equal(worker.state.status, 'starting', 'listening is not enough')
-    assert.equal(worker.row().ready, false)
+    assert.equal(app.row(worker).ready, false)
     ready = true
     await effects.clock.advance(1000)
     assert.equal(worker.state.status, 'online')
-    assert.equal(worker.row().ready, true)
+    assert.equal(app.row(worker).ready, true)
     // Failing later: still online (the process is fine), but not ready.
     ready = false
     await effects.clock.advance(3000)
     assert.equal(worker.state.status, 'online')
-    assert.equal(worker.row().ready, false)
+    assert.equal(app.row(worker).ready, false)
   })
 
   test('a worker that listens is checked at once, not a whole period later', async (t) => {
@@ -151,7 +151,7 @@ describe('readiness', () => {
     const [worker] = app.workers
     worker.dispatch({ type: 'start' })
     await effects.clock.advance(250)
-    assert.equal(worker.probes.readiness?.checks, 1, 'the first check, at the start, failed')
+    assert.equal(app.stores.probes.get(worker).readiness?.checks, 1, 'the first check, at the start, failed')
     assert.equal(worker.state.status, 'starting')
     await effects.clock.advance(100)
     assert.equal(worker.state.status, 'online', 'the check made when it listened passed')
@@ -162,7 +162,7 @@ describe('readiness', () => {
     app.workers[0].dispatch({ type: 'start' })
     await effects.clock.advance(100)
     assert.equal(app.workers[0].state.status, 'online')
-    assert.equal(app.workers[0].row().ready, null)
+    assert.equal(app.row(app.workers[0]).ready, null)
   })
 
   test('cluster mode: checked through the agent, and an unready worker is gated while another serves', async (t) => {
@@ -183,7 +183,7 @@ describe('readiness', () => {
     assert.deepEqual([...gates(a), ...gates(b)], ['gate', 'open'])
     unready.add(/** @type {number} */ (b.pid))
     await effects.clock.advance(3000)
-    assert.equal(app.workers[1].row().ready, false)
+    assert.equal(app.row(app.workers[1]).ready, false)
     assert.deepEqual(gates(b, before.b), ['gate'])
     assert.deepEqual(gates(a, before.a), [])
     // Both unready: nobody to hand connections to, so the gate opens rather than bounce them.
@@ -193,7 +193,7 @@ describe('readiness', () => {
     assert.deepEqual(gates(a, before.a), [])
     unready.clear()
     await effects.clock.advance(1000)
-    assert.deepEqual(app.workers.map((w) => w.row().ready), [true, true])
+    assert.deepEqual(app.workers.map((w) => app.row(w).ready), [true, true])
   })
 
   test('a rollout retires the old worker only once the new one passes its readiness probe', async (t) => {

@@ -78,7 +78,7 @@ describe('the config swap', () => {
     assert.deepEqual(app.config.env, {}, 'not yet: the old workers still serve the old config')
     await drive(reloading)
     assert.deepEqual(app.config.env, { VERSION: '2' })
-    assert.ok(app.workers.every((w) => w.app === app), 'the new workers now run with the app\'s own config')
+    assert.ok(app.workers.every((w) => w.revision === app.revision), 'the new workers now run with the app\'s own config')
     assert.equal(effects.spawned[effects.spawned.length - 1].env.VERSION, '2')
   })
 

@@ -44,7 +44,7 @@ function child (held, code) {
 
 test('a held TCP socket listens (the kernel completes connections) but this process never accepts them', async (t) => {
   const port = await freePort()
-  const held = HeldSockets.bind([`127.0.0.1:${port}`], { app: 'web' })
+  const held = await HeldSockets.bind([`127.0.0.1:${port}`], { app: 'web' })
   t.after(() => held.close())
   const client = await connect({ host: '127.0.0.1', port })
   t.after(() => client.destroy())
@@ -67,7 +67,7 @@ test('hand-over: fds in order, LISTEN_FDS, LISTEN_FDNAMES, LISTEN_PID set to the
   const dir = mkdtempSync(join(tmpdir(), 'sup-held-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
   const sock = join(dir, 'app.sock')
-  const held = HeldSockets.bind([`127.0.0.1:${a}`, String(b), `unix:${sock}`], { app: 'web' })
+  const held = await HeldSockets.bind([`127.0.0.1:${a}`, String(b), `unix:${sock}`], { app: 'web' })
   t.after(() => held.close())
   const handOver = held.handOver()
   assert.equal(handOver.fds.length, 3)
@@ -91,33 +91,46 @@ test('an address in use fails with SUP_ERR_LISTEN_FAILED, and what was bound bef
   const other = net.createServer()
   await new Promise((resolve) => other.listen(busy, '127.0.0.1', () => resolve(undefined)))
   t.after(() => other.close())
-  assert.throws(() => HeldSockets.bind([`127.0.0.1:${free}`, `127.0.0.1:${busy}`], { app: 'web' }), {
+  await assert.rejects(HeldSockets.bind([`127.0.0.1:${free}`, `127.0.0.1:${busy}`], { app: 'web' }), {
     code: 'SUP_ERR_LISTEN_FAILED',
     message: `cannot listen on 127.0.0.1:${busy} for app "web": the address is in use (another process listens there; stop it or pick another address)`
   })
-  assert.throws(() => HeldSockets.bind([String(busy)], { app: 'web' }), { code: 'SUP_ERR_LISTEN_FAILED' })
+  await assert.rejects(HeldSockets.bind([String(busy)], { app: 'web' }), { code: 'SUP_ERR_LISTEN_FAILED' })
   // The first one was released: it binds again.
-  HeldSockets.bind([`127.0.0.1:${free}`], { app: 'web' }).close()
+  const again = await HeldSockets.bind([`127.0.0.1:${free}`], { app: 'web' })
+  again.close()
 })
 
 test('a host that is not an IP address is refused; a stale unix socket file is replaced, a regular file is not', async (t) => {
-  assert.throws(() => HeldSockets.bind(['example.com:8080'], { app: 'web' }), /the host must be an IP address or "localhost"/)
+  await assert.rejects(HeldSockets.bind(['example.com:8080'], { app: 'web' }), /the host must be an IP address or "localhost"/)
   const dir = mkdtempSync(join(tmpdir(), 'sup-held-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
   const stale = join(dir, 'stale.sock')
   // A process killed while it listened leaves its socket file behind.
   spawnSync(process.execPath, ['-e', `require('node:net').createServer().listen(${JSON.stringify(stale)}, () => process.kill(process.pid, 'SIGKILL'))`])
   assert.ok(statSync(stale).isSocket())
-  HeldSockets.bind([`unix:${stale}`], { app: 'web' }).close()
+  const replaced = await HeldSockets.bind([`unix:${stale}`], { app: 'web' })
+  replaced.close()
   const file = join(dir, 'file.sock')
   writeFileSync(file, 'not a socket')
-  assert.throws(() => HeldSockets.bind([`unix:${file}`], { app: 'web' }), /a file that is not a socket is in the way/)
+  await assert.rejects(HeldSockets.bind([`unix:${file}`], { app: 'web' }), /a file that is not a socket is in the way/)
 })
 
 test('a listen failure reported by the helper closes the sockets and names the reason', async (t) => {
   const port = await freePort()
-  assert.throws(() => HeldSockets.bind([`127.0.0.1:${port}`], { app: 'web', listenFd: () => ({ status: 1, stderr: 'EACCES' }) }), {
+  await assert.rejects(HeldSockets.bind([`127.0.0.1:${port}`], { app: 'web', listenFd: async () => ({ status: 1, stderr: 'EACCES' }) }), {
     message: `cannot listen on 127.0.0.1:${port} for app "web": permission denied (ports below 1024 need root or CAP_NET_BIND_SERVICE; for a unix socket, check its folder)`
   })
-  HeldSockets.bind([`127.0.0.1:${port}`], { app: 'web' }).close()
+  const after = await HeldSockets.bind([`127.0.0.1:${port}`], { app: 'web' })
+  after.close()
+})
+
+test('binding waits for the listen helper without blocking the event loop', async (t) => {
+  const port = await freePort()
+  let turns = 0
+  const ticker = setInterval(() => { turns++ }, 1)
+  t.after(() => clearInterval(ticker))
+  const held = await HeldSockets.bind([`127.0.0.1:${port}`], { app: 'web' })
+  held.close()
+  assert.ok(turns > 0, 'timers fired while the helper ran')
 })

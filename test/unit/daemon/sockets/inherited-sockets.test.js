@@ -81,13 +81,13 @@ test('HeldSockets.bind takes a matching inherited socket instead of binding, and
   const handle = { fd: 99, close: () => closed++ }
   const sockets = InheritedSockets.fromEnv({ LISTEN_PID: '7', LISTEN_FDS: '1' }, 7, { logger: silentLogger, open: () => ({ handle, address: { kind: 'tcp', host: '127.0.0.1', port } }) })
   // The port is taken (by `server`, standing in for systemd): binding it would fail.
-  const held = HeldSockets.bind([`127.0.0.1:${port}`], { app: 'web', inherited: sockets, listenFd: () => assert.fail('an inherited socket listens already') })
+  const held = await HeldSockets.bind([`127.0.0.1:${port}`], { app: 'web', inherited: sockets, listenFd: async () => assert.fail('an inherited socket listens already') })
   assert.deepEqual(held.handOver().fds, [3], "systemd's fd 3")
   assert.equal(sockets.sockets[0].app, 'web')
   held.close()
   assert.equal(closed, 0)
   assert.equal(sockets.sockets[0].app, null)
-  assert.equal(HeldSockets.bind([`127.0.0.1:${port}`], { app: 'api', inherited: sockets }).handOver().fds[0], 3, 'the next app gets it')
+  assert.equal((await HeldSockets.bind([`127.0.0.1:${port}`], { app: 'api', inherited: sockets })).handOver().fds[0], 3, 'the next app gets it')
 })
 
 test('unixPathOf: the path a listening unix socket is bound to, from /proc/net/unix', async (t) => {

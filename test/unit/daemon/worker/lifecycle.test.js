@@ -67,10 +67,10 @@ const SPAWN = ['clear-timer:retry', 'spawn']
 /** @type {Case[]} */
 const cases = [
   // start
-  { name: 'start from stopped spawns, restarts unchanged', from: state({ restarts: 3 }), event: { type: 'start' }, status: STATUS.STARTING, effects: SPAWN, fields: { restarts: 3, retryAt: null, then: null } },
+  { name: 'start from stopped spawns, restarts unchanged', from: state({ restarts: 3 }), event: { type: 'start' }, status: STATUS.STARTING, effects: SPAWN, fields: { restarts: 3, retryAt: null, afterStop: null } },
   { name: 'start from waiting spawns now, restarts+1', from: running({ status: STATUS.WAITING, pid: null, retryAt: NOW + 5000 }), event: { type: 'start' }, status: STATUS.STARTING, effects: SPAWN, fields: { restarts: 4, retryAt: null } },
   { name: 'start from errored spawns now, restarts+1', from: running({ status: STATUS.ERRORED, pid: null, retryAt: NOW + 30_000 }), event: { type: 'start' }, status: STATUS.STARTING, effects: SPAWN, fields: { restarts: 4, retryAt: null } },
-  { name: 'start while stopping starts once stopped', from: running({ status: STATUS.STOPPING }), event: { type: 'start' }, status: STATUS.STOPPING, effects: [], fields: { then: 'start', restarts: 3, pid: PID } },
+  { name: 'start while stopping starts once stopped', from: running({ status: STATUS.STOPPING }), event: { type: 'start' }, status: STATUS.STOPPING, effects: [], fields: { afterStop: 'start', restarts: 3, pid: PID } },
   { name: 'start while starting is ignored', from: running({ status: STATUS.STARTING }), event: { type: 'start' }, status: STATUS.STARTING, effects: [], fields: { restarts: 3 } },
   { name: 'start while online is ignored', from: running({ status: STATUS.ONLINE }), event: { type: 'start' }, status: STATUS.ONLINE, effects: [], fields: { restarts: 3 } },
 
@@ -101,31 +101,31 @@ const cases = [
   { name: 'exponential backoff is remembered', config: config({ exp_backoff_restart_delay: 100 }), from: running({ status: STATUS.ONLINE, startedAt: NOW - 5000, backoff: 100 }), event: { type: 'exit', code: 1, signal: null }, status: STATUS.WAITING, effects: [...EXIT_CLEANUP, 'event:restarting', 'set-timer:retry:150'], fields: { backoff: 150, retryAt: NOW + 150 } },
   { name: 'exit with autorestart off stops', config: config({ autorestart: false }), from: running({ status: STATUS.ONLINE }), event: { type: 'exit', code: 1, signal: null }, status: STATUS.STOPPED, effects: [...EXIT_CLEANUP, 'event:not-restarting'], fields: { pid: null, retryAt: null, restarts: 3 } },
   { name: 'exit with a stop exit code stops', config: config({ stop_exit_codes: [0] }), from: running({ status: STATUS.ONLINE }), event: { type: 'exit', code: 0, signal: null }, status: STATUS.STOPPED, effects: [...EXIT_CLEANUP, 'event:not-restarting'], fields: { lastExit: { code: 0, signal: null, at: NOW } } },
-  { name: 'exit while stopping is stopped', from: running({ status: STATUS.STOPPING }), event: { type: 'exit', code: null, signal: 'SIGINT' }, status: STATUS.STOPPED, effects: [...EXIT_CLEANUP, 'event:exited'], fields: { pid: null, then: null, restarts: 3, lastExit: { code: null, signal: 'SIGINT', at: NOW } } },
-  { name: 'exit while stopping for a restart starts again, restarts+1', from: running({ status: STATUS.STOPPING, then: 'start' }), event: { type: 'exit', code: 0, signal: null }, status: STATUS.STARTING, effects: [...EXIT_CLEANUP, 'event:exited', ...SPAWN], fields: { pid: null, then: null, restarts: 4 } },
-  { name: 'exit while stopping for a delete removes the worker', from: running({ status: STATUS.STOPPING, then: 'remove' }), event: { type: 'exit', code: 0, signal: null }, status: STATUS.STOPPED, effects: [...EXIT_CLEANUP, 'event:exited', 'remove'], fields: { pid: null, then: null } },
+  { name: 'exit while stopping is stopped', from: running({ status: STATUS.STOPPING }), event: { type: 'exit', code: null, signal: 'SIGINT' }, status: STATUS.STOPPED, effects: [...EXIT_CLEANUP, 'event:exited'], fields: { pid: null, afterStop: null, restarts: 3, lastExit: { code: null, signal: 'SIGINT', at: NOW } } },
+  { name: 'exit while stopping for a restart starts again, restarts+1', from: running({ status: STATUS.STOPPING, afterStop: 'start' }), event: { type: 'exit', code: 0, signal: null }, status: STATUS.STARTING, effects: [...EXIT_CLEANUP, 'event:exited', ...SPAWN], fields: { pid: null, afterStop: null, restarts: 4 } },
+  { name: 'exit while stopping for a delete removes the worker', from: running({ status: STATUS.STOPPING, afterStop: 'remove' }), event: { type: 'exit', code: 0, signal: null }, status: STATUS.STOPPED, effects: [...EXIT_CLEANUP, 'event:exited', 'remove'], fields: { pid: null, afterStop: null } },
   { name: 'a late exit while stopped only cleans up', from: state({ status: STATUS.STOPPED, restarts: 3 }), event: { type: 'exit', code: 1, signal: null }, status: STATUS.STOPPED, effects: EXIT_CLEANUP, fields: { restarts: 3, retryAt: null } },
 
   // stop
-  { name: 'stop while online asks it to stop and arms the kill timer', from: running({ status: STATUS.ONLINE }), event: { type: 'stop' }, status: STATUS.STOPPING, effects: ['clear-timer:ready', 'graceful-stop', `set-timer:kill:${DEFAULTS.kill_timeout}`], fields: { then: null, pid: PID } },
-  { name: 'stop while starting uses kill_timeout as configured', config: config({ kill_timeout: 1234 }), from: running({ status: STATUS.STARTING }), event: { type: 'stop', then: 'start' }, status: STATUS.STOPPING, effects: ['clear-timer:ready', 'graceful-stop', 'set-timer:kill:1234'], fields: { then: 'start' } },
-  { name: 'stop for a delete while online remembers the removal', from: running({ status: STATUS.ONLINE }), event: { type: 'stop', then: 'remove' }, status: STATUS.STOPPING, effects: ['clear-timer:ready', 'graceful-stop', `set-timer:kill:${DEFAULTS.kill_timeout}`], fields: { then: 'remove' } },
-  { name: 'stop for a delete while stopping turns into a removal', from: running({ status: STATUS.STOPPING }), event: { type: 'stop', then: 'remove' }, status: STATUS.STOPPING, effects: [], fields: { then: 'remove' } },
-  { name: 'stop while waiting is stopped and the retry timer cleared', from: running({ status: STATUS.WAITING, pid: null, retryAt: NOW + 2000 }), event: { type: 'stop' }, status: STATUS.STOPPED, effects: ['clear-timer:retry'], fields: { retryAt: null, then: null } },
+  { name: 'stop while online asks it to stop and arms the kill timer', from: running({ status: STATUS.ONLINE }), event: { type: 'stop' }, status: STATUS.STOPPING, effects: ['clear-timer:ready', 'graceful-stop', `set-timer:kill:${DEFAULTS.kill_timeout}`], fields: { afterStop: null, pid: PID } },
+  { name: 'stop while starting uses kill_timeout as configured', config: config({ kill_timeout: 1234 }), from: running({ status: STATUS.STARTING }), event: { type: 'stop', afterStop: 'start' }, status: STATUS.STOPPING, effects: ['clear-timer:ready', 'graceful-stop', 'set-timer:kill:1234'], fields: { afterStop: 'start' } },
+  { name: 'stop for a delete while online remembers the removal', from: running({ status: STATUS.ONLINE }), event: { type: 'stop', afterStop: 'remove' }, status: STATUS.STOPPING, effects: ['clear-timer:ready', 'graceful-stop', `set-timer:kill:${DEFAULTS.kill_timeout}`], fields: { afterStop: 'remove' } },
+  { name: 'stop for a delete while stopping turns into a removal', from: running({ status: STATUS.STOPPING }), event: { type: 'stop', afterStop: 'remove' }, status: STATUS.STOPPING, effects: [], fields: { afterStop: 'remove' } },
+  { name: 'stop while waiting is stopped and the retry timer cleared', from: running({ status: STATUS.WAITING, pid: null, retryAt: NOW + 2000 }), event: { type: 'stop' }, status: STATUS.STOPPED, effects: ['clear-timer:retry'], fields: { retryAt: null, afterStop: null } },
   { name: 'stop while errored is stopped and the retry timer cleared', from: running({ status: STATUS.ERRORED, pid: null, retryAt: NOW + 30_000 }), event: { type: 'stop' }, status: STATUS.STOPPED, effects: ['clear-timer:retry'], fields: { retryAt: null } },
-  { name: 'stop while stopped is a no-op apart from the timer', from: state({ status: STATUS.STOPPED }), event: { type: 'stop' }, status: STATUS.STOPPED, effects: ['clear-timer:retry'], fields: { then: null } },
-  { name: 'restart of a waiting worker starts it now, restarts+1', from: running({ status: STATUS.WAITING, pid: null, retryAt: NOW + 2000 }), event: { type: 'stop', then: 'start' }, status: STATUS.STARTING, effects: ['clear-timer:retry', ...SPAWN], fields: { restarts: 4, retryAt: null, then: null } },
-  { name: 'delete of a stopped worker removes it at once', from: state({ status: STATUS.STOPPED }), event: { type: 'stop', then: 'remove' }, status: STATUS.STOPPED, effects: ['clear-timer:retry', 'remove'], fields: { then: null } },
+  { name: 'stop while stopped is a no-op apart from the timer', from: state({ status: STATUS.STOPPED }), event: { type: 'stop' }, status: STATUS.STOPPED, effects: ['clear-timer:retry'], fields: { afterStop: null } },
+  { name: 'restart of a waiting worker starts it now, restarts+1', from: running({ status: STATUS.WAITING, pid: null, retryAt: NOW + 2000 }), event: { type: 'stop', afterStop: 'start' }, status: STATUS.STARTING, effects: ['clear-timer:retry', ...SPAWN], fields: { restarts: 4, retryAt: null, afterStop: null } },
+  { name: 'delete of a stopped worker removes it at once', from: state({ status: STATUS.STOPPED }), event: { type: 'stop', afterStop: 'remove' }, status: STATUS.STOPPED, effects: ['clear-timer:retry', 'remove'], fields: { afterStop: null } },
 
   // drain (reload, scale down)
-  { name: 'stop with drain while online drains before the ladder', from: running({ status: STATUS.ONLINE }), event: { type: 'stop', then: 'remove', drain: true }, status: STATUS.STOPPING, effects: ['clear-timer:ready', 'drain', `set-timer:drain:${DEFAULTS.kill_timeout}`], fields: { draining: true, then: 'remove', pid: PID } },
-  { name: 'stop with drain while starting and listening (a gated wait_ready worker) drains', from: running({ status: STATUS.STARTING, listening: true }), event: { type: 'stop', then: 'remove', drain: true }, status: STATUS.STOPPING, effects: ['clear-timer:ready', 'drain', `set-timer:drain:${DEFAULTS.kill_timeout}`], fields: { draining: true } },
-  { name: 'stop with drain while starting is a plain stop (nothing to drain)', from: running({ status: STATUS.STARTING }), event: { type: 'stop', then: 'remove', drain: true }, status: STATUS.STOPPING, effects: ['clear-timer:ready', 'graceful-stop', `set-timer:kill:${DEFAULTS.kill_timeout}`], fields: { draining: false } },
-  { name: 'drained goes on with the stop ladder', from: running({ status: STATUS.STOPPING, draining: true, then: 'remove' }), event: { type: 'drained' }, status: STATUS.STOPPING, effects: ['clear-timer:drain', 'graceful-stop', `set-timer:kill:${DEFAULTS.kill_timeout}`], fields: { draining: false, then: 'remove' } },
+  { name: 'stop with drain while online drains before the ladder', from: running({ status: STATUS.ONLINE }), event: { type: 'stop', afterStop: 'remove', drain: true }, status: STATUS.STOPPING, effects: ['clear-timer:ready', 'drain', `set-timer:drain:${DEFAULTS.kill_timeout}`], fields: { draining: true, afterStop: 'remove', pid: PID } },
+  { name: 'stop with drain while starting and listening (a gated wait_ready worker) drains', from: running({ status: STATUS.STARTING, listening: true }), event: { type: 'stop', afterStop: 'remove', drain: true }, status: STATUS.STOPPING, effects: ['clear-timer:ready', 'drain', `set-timer:drain:${DEFAULTS.kill_timeout}`], fields: { draining: true } },
+  { name: 'stop with drain while starting is a plain stop (nothing to drain)', from: running({ status: STATUS.STARTING }), event: { type: 'stop', afterStop: 'remove', drain: true }, status: STATUS.STOPPING, effects: ['clear-timer:ready', 'graceful-stop', `set-timer:kill:${DEFAULTS.kill_timeout}`], fields: { draining: false } },
+  { name: 'drained goes on with the stop ladder', from: running({ status: STATUS.STOPPING, draining: true, afterStop: 'remove' }), event: { type: 'drained' }, status: STATUS.STOPPING, effects: ['clear-timer:drain', 'graceful-stop', `set-timer:kill:${DEFAULTS.kill_timeout}`], fields: { draining: false, afterStop: 'remove' } },
   { name: 'the drain timer stops it anyway, with a warning', from: running({ status: STATUS.STOPPING, draining: true }), event: { type: 'timer', name: 'drain' }, status: STATUS.STOPPING, effects: ['event:drain-timeout', 'clear-timer:drain', 'graceful-stop', `set-timer:kill:${DEFAULTS.kill_timeout}`], fields: { draining: false } },
   { name: 'stale: drained when not draining', from: running({ status: STATUS.STOPPING }), event: { type: 'drained' }, status: STATUS.STOPPING, effects: [] },
   { name: 'stale: drain timer after the drain', from: running({ status: STATUS.STOPPING }), event: { type: 'timer', name: 'drain' }, status: STATUS.STOPPING, effects: [] },
-  { name: 'an exit while draining clears the drain timer and finishes the stop', from: running({ status: STATUS.STOPPING, draining: true, then: 'remove' }), event: { type: 'exit', code: 0, signal: null }, status: STATUS.STOPPED, effects: ['clear-timer:drain', ...EXIT_CLEANUP, 'event:exited', 'remove'], fields: { draining: false, pid: null } },
+  { name: 'an exit while draining clears the drain timer and finishes the stop', from: running({ status: STATUS.STOPPING, draining: true, afterStop: 'remove' }), event: { type: 'exit', code: 0, signal: null }, status: STATUS.STOPPED, effects: ['clear-timer:drain', ...EXIT_CLEANUP, 'event:exited', 'remove'], fields: { draining: false, pid: null } },
   { name: 'drain uses a short idle time when kill_timeout is short', config: config({ kill_timeout: 600 }), from: running({ status: STATUS.ONLINE }), event: { type: 'stop', drain: true }, status: STATUS.STOPPING, effects: ['clear-timer:ready', 'drain', 'set-timer:drain:600'] },
   { name: 'ready while online records that the app said ready', from: running({ status: STATUS.ONLINE }), event: { type: 'ready' }, status: STATUS.ONLINE, effects: [], fields: { ready: true } },
   { name: 'a new spawn forgets ready and draining', from: running({ status: STATUS.STOPPED, ready: true, draining: true }), event: { type: 'start' }, status: STATUS.STARTING, effects: SPAWN, fields: { ready: false, draining: false } },
@@ -149,15 +149,27 @@ const cases = [
   { name: 'readiness passing with wait_ready waits for ready too', config: READINESS_AND_WAIT, from: running({ status: STATUS.STARTING }), event: { type: 'probe', kind: 'readiness', passing: true }, status: STATUS.STARTING, effects: [], fields: { probeReady: true } },
   { name: 'readiness passing after ready makes it online', config: READINESS_AND_WAIT, from: running({ status: STATUS.STARTING, ready: true }), event: { type: 'probe', kind: 'readiness', passing: true }, status: STATUS.ONLINE, effects: ['clear-timer:ready'] },
   { name: 'readiness failing while online keeps it online, not ready', config: READINESS, from: running({ status: STATUS.ONLINE, probeReady: true }), event: { type: 'probe', kind: 'readiness', passing: false }, status: STATUS.ONLINE, effects: [], fields: { probeReady: false } },
-  { name: 'liveness failing while online restarts it through the stop ladder, counted with the reason', from: running({ status: STATUS.ONLINE }), event: { type: 'probe', kind: 'liveness', passing: false, reason: 'timed out after 1000 ms' }, status: STATUS.STOPPING, effects: ['event:liveness', 'clear-timer:ready', 'graceful-stop', `set-timer:kill:${DEFAULTS.kill_timeout}`], fields: { then: 'start', livenessRestarts: 1, lastRestart: { reason: 'liveness probe failed: timed out after 1000 ms', at: NOW }, restarts: 3 } },
+  { name: 'liveness failing while online restarts it through the stop ladder, counted with the reason', from: running({ status: STATUS.ONLINE }), event: { type: 'probe', kind: 'liveness', passing: false, reason: 'timed out after 1000 ms' }, status: STATUS.STOPPING, effects: ['event:liveness', 'clear-timer:ready', 'graceful-stop', `set-timer:kill:${DEFAULTS.kill_timeout}`], fields: { afterStop: 'start', livenessRestarts: 1, lastRestart: { reason: 'liveness probe failed: timed out after 1000 ms', at: NOW }, restarts: 3 } },
   { name: 'liveness failing while stopping is ignored', from: running({ status: STATUS.STOPPING }), event: { type: 'probe', kind: 'liveness', passing: false, reason: 'x' }, status: STATUS.STOPPING, effects: [], fields: { livenessRestarts: 0 } },
   { name: 'liveness passing again changes nothing', from: running({ status: STATUS.ONLINE }), event: { type: 'probe', kind: 'liveness', passing: true }, status: STATUS.ONLINE, effects: [] },
-  { name: 'the restart after a liveness failure counts as a restart', from: running({ status: STATUS.STOPPING, then: 'start', livenessRestarts: 1 }), event: { type: 'exit', code: null, signal: 'SIGKILL' }, status: STATUS.STARTING, effects: [...EXIT_CLEANUP, 'event:exited', ...SPAWN], fields: { restarts: 4, livenessRestarts: 1, probeReady: false } },
+  { name: 'the restart after a liveness failure counts as a restart', from: running({ status: STATUS.STOPPING, afterStop: 'start', livenessRestarts: 1 }), event: { type: 'exit', code: null, signal: 'SIGKILL' }, status: STATUS.STARTING, effects: [...EXIT_CLEANUP, 'event:exited', ...SPAWN], fields: { restarts: 4, livenessRestarts: 1, probeReady: false } },
 
   // reset
   { name: 'reset zeroes the counters and keeps the rest', from: running({ status: STATUS.ONLINE, restarts: 7, unstableRestarts: 2, backoff: 1500, crashLoops: 3 }), event: { type: 'reset' }, status: STATUS.ONLINE, effects: [], fields: { restarts: 0, unstableRestarts: 0, backoff: 0, crashLoops: 0, pid: PID } },
   { name: 'reset zeroes the liveness restarts too', from: running({ status: STATUS.ONLINE, livenessRestarts: 2 }), event: { type: 'reset' }, status: STATUS.ONLINE, effects: [], fields: { livenessRestarts: 0 } },
-  { name: 'a successor carries the restart count of the worker it replaced', from: running({ status: STATUS.ONLINE, restarts: 0 }), event: { type: 'carry-restarts', restarts: 4 }, status: STATUS.ONLINE, effects: [], fields: { restarts: 4, pid: PID } }
+  { name: 'a successor carries the restart count of the worker it replaced', from: running({ status: STATUS.ONLINE, restarts: 0 }), event: { type: 'carry-restarts', restarts: 4 }, status: STATUS.ONLINE, effects: [], fields: { restarts: 4, pid: PID } },
+
+  // held: stopped on purpose (`sup stop`, autostart: false, a dependency not ready), until a start
+  { name: 'a new worker is not held', from: state({}), event: { type: 'reset' }, status: STATUS.STOPPED, effects: [], fields: { held: false } },
+  { name: 'hold keeps a stopped worker from starting, and does nothing else', from: state({ status: STATUS.STOPPED }), event: { type: 'hold' }, status: STATUS.STOPPED, effects: [], fields: { held: true, afterStop: null } },
+  { name: '`sup stop` of an online worker holds it', from: running({ status: STATUS.ONLINE }), event: { type: 'stop', hold: true }, status: STATUS.STOPPING, effects: ['clear-timer:ready', 'graceful-stop', `set-timer:kill:${DEFAULTS.kill_timeout}`], fields: { held: true, afterStop: null } },
+  { name: '`sup stop` of a waiting worker holds it, stopped', from: running({ status: STATUS.WAITING, pid: null, retryAt: NOW + 2000 }), event: { type: 'stop', hold: true }, status: STATUS.STOPPED, effects: ['clear-timer:retry'], fields: { held: true } },
+  { name: 'a stop that is not `sup stop` (a delete, a scale down) leaves the hold as it was', from: running({ status: STATUS.ONLINE }), event: { type: 'stop', afterStop: 'remove' }, status: STATUS.STOPPING, effects: ['clear-timer:ready', 'graceful-stop', `set-timer:kill:${DEFAULTS.kill_timeout}`], fields: { held: false } },
+  { name: 'the exit of a held worker keeps it held', from: running({ status: STATUS.STOPPING, held: true }), event: { type: 'exit', code: 0, signal: null }, status: STATUS.STOPPED, effects: [...EXIT_CLEANUP, 'event:exited'], fields: { held: true } },
+  { name: 'start lifts the hold of a stopped worker', from: state({ status: STATUS.STOPPED, held: true }), event: { type: 'start' }, status: STATUS.STARTING, effects: SPAWN, fields: { held: false } },
+  { name: 'start lifts the hold of a worker still stopping, and starts it once stopped', from: running({ status: STATUS.STOPPING, held: true }), event: { type: 'start' }, status: STATUS.STOPPING, effects: [], fields: { held: false, afterStop: 'start' } },
+  { name: 'a restart (stop, then start) lifts the hold', from: running({ status: STATUS.STOPPING, held: true }), event: { type: 'stop', afterStop: 'start' }, status: STATUS.STOPPING, effects: [], fields: { held: false, afterStop: 'start' } },
+  { name: 'a restart of a held stopped worker starts it, no longer held', from: state({ status: STATUS.STOPPED, held: true }), event: { type: 'stop', afterStop: 'start' }, status: STATUS.STARTING, effects: ['clear-timer:retry', ...SPAWN], fields: { held: false } }
 ]
 
 describe('transition', () => {
@@ -256,17 +268,17 @@ describe('a worker story, event by event', () => {
     assert.equal(retried.state.restarts, final.restarts + 1)
   })
 
-  test('restart: stop with then=start goes through stopping back to starting', () => {
+  test('restart: stop with afterStop=start goes through stopping back to starting', () => {
     const { final, seen } = play(DEFAULTS, [
       [0, { type: 'start' }],
       [1, { type: 'spawned', pid: 10 }],
       [2, { type: 'listening' }],
-      [5000, { type: 'stop', then: 'start' }],
+      [5000, { type: 'stop', afterStop: 'start' }],
       [5100, { type: 'exit', code: 0, signal: null }]
     ])
     assert.deepEqual(seen.map((s) => s.status), ['starting', 'starting', 'online', 'stopping', 'starting'])
     assert.equal(final.restarts, 1)
-    assert.equal(final.then, null)
+    assert.equal(final.afterStop, null)
   })
 })
 
@@ -311,7 +323,7 @@ describe('regressions', () => {
   test('a plain stop while a restart is stopping cancels the restart', () => {
     let state = transition(config, initialState(), { type: 'start' }, 0).state
     state = transition(config, state, { type: 'spawned', pid: 1 }, 0).state
-    state = transition(config, state, { type: 'stop', then: 'start' }, 10).state
+    state = transition(config, state, { type: 'stop', afterStop: 'start' }, 10).state
     state = transition(config, state, { type: 'stop' }, 20).state
     state = transition(config, state, { type: 'exit', code: 0, signal: null }, 30).state
     assert.equal(state.status, 'stopped')
@@ -320,7 +332,7 @@ describe('regressions', () => {
   test('a stop does not undo a pending delete', () => {
     let state = transition(config, initialState(), { type: 'start' }, 0).state
     state = transition(config, state, { type: 'spawned', pid: 1 }, 0).state
-    state = transition(config, state, { type: 'stop', then: 'remove' }, 10).state
+    state = transition(config, state, { type: 'stop', afterStop: 'remove' }, 10).state
     state = transition(config, state, { type: 'stop' }, 20).state
     const { effects } = transition(config, state, { type: 'exit', code: 0, signal: null }, 30)
     assert.ok(effects.some((e) => e.type === 'remove'))

@@ -2,7 +2,7 @@
 // What a worker is started with: its environment, its argv, and whether it gets the agent.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { AGENT_PATH, buildCommand, buildWorkerEnv, useSettings, usesAgent } from '../../../../daemon/worker/spawn.js'
+import { AGENT_PATH, buildCommand, buildWorkerEnv, usesAgent } from '../../../../daemon/worker/spawn.js'
 import { appConfig } from '../../../helpers/fake-effects.js'
 
 describe('buildWorkerEnv', () => {
@@ -21,10 +21,8 @@ describe('buildWorkerEnv', () => {
     })
   }
 
-  test('`sup set` values of the app\'s name over its env, under the instance variables', (t) => {
-    useSettings((name) => name === 'api' ? { A: 'set', PORT: '4000', NODE_APP_INSTANCE: 'set' } : {})
-    t.after(() => useSettings(() => ({})))
-    const env = buildWorkerEnv(appConfig({ name: 'api', increment_var: 'PORT', env: { A: 'app', PORT: '3000' } }), { B: 'shell' }, 1)
+  test('`sup set` values of the app\'s name over its env, under the instance variables', () => {
+    const env = buildWorkerEnv(appConfig({ name: 'api', increment_var: 'PORT', env: { A: 'app', PORT: '3000' } }), { B: 'shell' }, 1, { A: 'set', PORT: '4000', NODE_APP_INSTANCE: 'set' })
     assert.deepEqual([env.A, env.B, env.PORT, env.NODE_APP_INSTANCE], ['set', 'shell', '4001', '1'])
     assert.equal(buildWorkerEnv(appConfig({ name: 'other', env: { A: 'app' } }), {}, 0).A, 'app', 'another app has none')
   })

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { Worker } from '../../../../daemon/worker/worker.js'
+import { workerRow } from '../../../../daemon/app/worker-row.js'
 import { appConfig, fakeEffects, silentLogger, soon } from '../../../helpers/fake-effects.js'
 
 /** A log sink that takes nothing: these tests are about processes and time. */
@@ -20,7 +21,7 @@ const noLogs = /** @type {import('../../../../daemon/logs/sink.js').LogSink} */ 
 function setup (overrides, options, shutdownWithMessage = false) {
   const effects = fakeEffects(options)
   const config = appConfig({ instances: 1, ...overrides })
-  const worker = new Worker({ id: 0, instance: 0, app: { config, shellEnv: { FROM_SHELL: '1' }, logs: noLogs }, logger: silentLogger, effects, shutdownWithMessage })
+  const worker = new Worker({ id: 0, instance: 0, revision: { config, shellEnv: { FROM_SHELL: '1' } }, logs: noLogs, logger: silentLogger, effects, shutdownWithMessage })
   return { effects, worker, config }
 }
 
@@ -146,7 +147,7 @@ describe('stop ladder', () => {
     worker.dispatch({ type: 'start' })
     const [first] = effects.spawned
     first.listen()
-    worker.dispatch({ type: 'stop', then: 'start' })
+    worker.dispatch({ type: 'stop', afterStop: 'start' })
     // It exits before the descendants are listed: the SIGINT must not reach its successor.
     first.exit(0)
     await effects.clock.advance(0)
@@ -185,6 +186,20 @@ describe('readiness', () => {
     assert.equal(env.FROM_SHELL, '1')
     assert.equal(env.PORT, '3000')
     assert.equal(env.NODE_APP_INSTANCE, '0')
+  })
+
+  test('the `sup set` values come from the injected settings, read at each start', async () => {
+    const { effects, worker } = setup({ exec_mode: 'fork', env: { PORT: '3000' } })
+    let values = { PORT: '4000' }
+    const settings = (/** @type {string} */ name) => name === 'api' ? values : {}
+    Object.assign(effects, { settings })
+    worker.dispatch({ type: 'start' })
+    assert.equal(effects.spawned[0].env.PORT, '4000')
+    values = { PORT: '5000' }
+    worker.dispatch({ type: 'stop', afterStop: 'start' })
+    effects.spawned[0].exit(0)
+    await effects.clock.advance(0)
+    assert.equal(effects.spawned[1].env.PORT, '5000')
   })
 
   test('a spawn that fails (no pid) counts as an exit with code 127', async () => {
@@ -295,7 +310,7 @@ describe('restart after a crash', () => {
     assert.equal(worker.state.status, 'errored')
     assert.equal(worker.state.lastExit?.code, 127)
     assert.equal(worker.state.lastExit?.reason, 'could not start: The argument must be a string without null bytes')
-    assert.equal(worker.row().last_exit?.reason, worker.state.lastExit?.reason)
+    assert.equal(workerRow(worker, { usage: { cpu: 0, memory: 0 }, restored: undefined, logStatus: noLogs.statusFor(0), now: effects.now() }).last_exit?.reason, worker.state.lastExit?.reason)
     const failed = events.find((e) => e.kind === 'spawn-error')
     assert.match(failed?.message, /^could not start: The argument must be a string without null bytes; not retried in a loop: trying again in 30000 ms$/)
     await effects.clock.advance(30_000)
@@ -320,7 +335,7 @@ describe('restart after a crash', () => {
     worker.dispatch({ type: 'start' })
     const [first] = effects.spawned
     first.listen()
-    worker.dispatch({ type: 'stop', then: 'start' })
+    worker.dispatch({ type: 'stop', afterStop: 'start' })
     first.exit(0)
     effects.spawned[1].listen()
     first.events.emit('exit', 1, null)

@@ -6,7 +6,7 @@ import { request } from 'node:http'
 import net from 'node:net'
 
 /**
- * @typedef {import('./probe.js').CheckResult} CheckResult
+ * @typedef {import('../probes/probe.js').CheckResult} CheckResult
  *
  * @typedef {object} ProbeTarget what to check, as normalised in the app config
  * @property {'http' | 'tcp' | 'exec'} type

@@ -1,7 +1,7 @@
 // @ts-check
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { describeState, failedWhenStopped, runtimeVerdict } from '../../../daemon/runtime-verdict.js'
+import { describeState, failedWhenStopped, runtimeVerdict } from '../../../daemon/foreground-verdict.js'
 
 /**
  * @param {number} id

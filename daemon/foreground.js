@@ -10,7 +10,7 @@ import { resolvePaths } from '../ipc/paths.js'
 import { APPEND_FLAGS, ensureHome, openOwnFileSync } from '../ipc/safe-fs.js'
 import { toSupError } from '../ipc/errors.js'
 import { openDaemon, survivePanics, version } from './daemon.js'
-import { describeState, failedWhenStopped, runtimeVerdict } from './runtime-verdict.js'
+import { describeState, failedWhenStopped, runtimeVerdict } from './foreground-verdict.js'
 
 /** Signals passed on to every worker; SIGTERM and SIGINT stop the runtime instead. */
 const FORWARDED = /** @type {const} */ (['SIGHUP', 'SIGUSR2'])
@@ -112,7 +112,7 @@ export async function runForeground ({ configs, json, env, out, err }) {
  * @param {import('./supervisor.js').Supervisor} supervisor
  * @param {import('../ipc/app-config.js').AppConfig[]} configs
  * @param {ReturnType<typeof sayer>} say
- * @param {(verdict: import('./runtime-verdict.js').Verdict) => void} end
+ * @param {(verdict: import('./foreground-verdict.js').Verdict) => void} end
  */
 function watchApps (supervisor, configs, say, end) {
   /** @type {Map<number, string>} */

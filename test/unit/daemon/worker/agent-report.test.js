@@ -1,7 +1,7 @@
 // @ts-check
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { readAgentReport } from '../../../../daemon/metrics/agent-report.js'
+import { readAgentReport } from '../../../../daemon/worker/agent-report.js'
 
 /** @type {Array<[string, unknown, ReturnType<typeof readAgentReport>]>} */
 const rows = [

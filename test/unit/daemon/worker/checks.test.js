@@ -4,10 +4,10 @@ import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
 import net from 'node:net'
 import { test } from 'node:test'
-import { checkFor } from '../../../../daemon/probes/checks.js'
+import { checkFor } from '../../../../daemon/worker/checks.js'
 import { freePort } from '../../../helpers/sup.js'
 
-/** @type {import('../../../../daemon/probes/checks.js').ProbeTarget} */
+/** @type {import('../../../../daemon/worker/checks.js').ProbeTarget} */
 const base = { type: 'http', host: '127.0.0.1', port: null, path: '/', status: null, command: [] }
 const context = { cwd: process.cwd(), env: { PATH: process.env.PATH ?? '' } }
 const never = new AbortController().signal
