@@ -4,6 +4,7 @@
 // is unknown, most likely a typo, so it gets a did-you-mean from the field table. Warnings,
 // never errors: the file works under PM2 and sup alike.
 import { APP_FIELDS } from '../../ipc/app-fields.js'
+import { editDistance } from '../suggest-verb.js'
 
 /**
  * PM2's app keys that sup reads no value from, with what to do instead where there is a way.
@@ -78,25 +79,4 @@ export function closestKey (key) {
     if (distance < bestDistance) [best, bestDistance] = [known, distance]
   }
   return best
-}
-
-/**
- * Optimal string alignment distance: insertions, deletions, substitutions and swaps of two
- * neighbouring letters each count 1.
- * @param {string} a
- * @param {string} b
- */
-function editDistance (a, b) {
-  if (Math.abs(a.length - b.length) > 2) return Infinity
-  /** @type {number[][]} */
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)])
-  for (let j = 1; j <= b.length; j++) d[0][j] = j
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1)
-    }
-  }
-  return d[a.length][b.length]
 }
