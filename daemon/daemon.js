@@ -23,6 +23,7 @@ import { Settings } from './settings.js'
 import { realEffects } from './worker/effects.js'
 import { InheritedSockets } from './sockets/inherited-sockets.js'
 import { Supervisor } from './supervisor.js'
+import { openCgroups } from './cgroups/open.js'
 
 export const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
 
@@ -59,6 +60,8 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   const releaseLock = acquireLock(paths.pidFile, paths.home)
   const removePidCopy = await writePidCopy(pidFile, logger)
   const settings = new Settings({ file: paths.settings, logger })
+  // Before any app starts: what a dead daemon left in its cgroups ends first.
+  const cgroups = await openCgroups({ home: paths.home, env, logger })
 
   const logDefaults = readLogDefaults(env, (message) => logger.warn(`${message}; using the default`))
   // Socket activation: systemd's sockets are the daemon's alone; no app or helper inherits
@@ -73,7 +76,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
     logsDir: paths.logs,
     logger,
     // Every worker's env takes its app's `sup set` values, read at each start.
-    effects: realEffects({ balance, settings: (name) => settings.of(name) }),
+    effects: realEffects({ balance, settings: (name) => settings.of(name), cgroups }),
     // Log lines are cut and decoded one by one only while someone follows them: a subscriber
     // on the socket, or a listener in this process (sup-runtime prints every line).
     linesWanted: () => serving === null || serving.wants('log') || supervisor.listeners('log').some((listener) => listener !== publishLog),
@@ -118,6 +121,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
         endpoint,
         events,
         ready,
+        cgroups,
         daemon: { version, pid: process.pid, startedAt, home: paths.home, balance },
         // Answer the request first, then stop everything.
         requestShutdown: () => setImmediate(() => onKill('sup kill'))
@@ -173,6 +177,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
       await ready
       const writeDump = persistence?.beginShutdown()
       await supervisor.stopAll()
+      cgroups.close()
       await writeDump?.()
       await events.close()
       removePidCopy()

@@ -41,6 +41,7 @@ export async function run (target, { paths, io, opts }) {
       io.out('')
     }
     for (const line of describeRuntimes(info.workers)) io.out(line)
+    if (info.containment) io.out(describeContainment(info.containment))
     io.out(renderWorkers(info.workers))
     for (const line of describeProbes(config, info.workers)) io.out(line)
     const sampled = info.workers.filter((/** @type {any} */ w) => w.time !== null && w.time !== undefined)
@@ -53,6 +54,17 @@ export async function run (target, { paths, io, opts }) {
   } finally {
     await conn.close()
   }
+}
+
+/**
+ * How the app's processes are kept together: "containment cgroup v2 (a cgroup per worker; memory,
+ * cpu, pids from cgroup v1)", or the token sweep and why (docs/reliability.md#containment).
+ * @param {{ kind: string, reason: string | null, controllers: Record<string, number> }} containment
+ */
+export function describeContainment ({ kind, reason, controllers }) {
+  if (kind === 'token') return `containment token sweep (no cgroups: ${reason}; a process that clears its environment can escape stop)`
+  const v1 = Object.entries(controllers).filter(([, version]) => version === 1).map(([name]) => name)
+  return `containment ${kind === 'cgroup-v2' ? 'cgroup v2' : 'cgroup v1 freezer'} (a cgroup per worker, ended whole at stop${v1.length > 0 ? `; ${v1.join(', ')} from cgroup v1` : ''})`
 }
 
 /**

@@ -29,6 +29,7 @@ import { preflight } from '../preflight.js'
  *   min_uptime, backoff, timeouts)
  * @property {() => import('../../ipc/balance.js').Balance} balance how cluster workers get
  *   their connections: 'rr', the primary hands each one out (and a gated worker is skipped)
+ *   cgroups: where each worker process gets its own cgroup (daemon/cgroups/); none: the token sweep
  * @property {ProcessTree} tree
  * @property {typeof checkFor} check a probe's check, made from the daemon (http, tcp, exec)
  * @property {typeof preflight} preflight throws why an app cannot start at all, before its first spawn
@@ -48,16 +49,16 @@ export function monotonicNow () {
 /**
  * The real world, one per daemon: the primaries it runs on other nodes live in it, so two
  * daemons in one process (tests) do not share them.
- * @param {{ balance?: import('../../ipc/balance.js').Balance, settings?: (name: string) => Record<string, string> }} [options]
+ * @param {{ balance?: import('../../ipc/balance.js').Balance, settings?: (name: string) => Record<string, string>, cgroups?: import('../cgroups/cgroups.js').Cgroups | null }} [options]
  *   balance: how cluster workers get their connections; Node freezes the policy at the first
  *   fork, so it is set here, before any (docs/architecture.md#balancing); left as it is when not given
  * @returns {Effects}
  */
-export function realEffects ({ balance, settings } = {}) {
+export function realEffects ({ balance, settings, cgroups = null } = {}) {
   if (balance) cluster.schedulingPolicy = balance === 'os' ? cluster.SCHED_NONE : cluster.SCHED_RR
   const primaries = new Primaries()
   return Object.freeze({
-    spawn: (config, env, sockets, runtime) => spawnWorker(primaries, config, env, sockets, runtime),
+    spawn: (config, env, sockets, runtime) => intoCgroup(cgroups, config, spawnWorker(primaries, config, env, sockets, runtime, cgroups?.enabled)),
     timers: Object.freeze({ setTimeout: (/** @type {() => void} */ fn, /** @type {number} */ ms) => setTimeout(fn, ms), clearTimeout: (/** @type {any} */ timer) => clearTimeout(timer) }),
     now: monotonicNow,
     balance: () => cluster.schedulingPolicy === cluster.SCHED_RR ? 'rr' : 'os',
@@ -66,4 +67,22 @@ export function realEffects ({ balance, settings } = {}) {
     tree: Object.freeze({ list: (/** @type {number} */ pid) => listDescendants(pid), signal: sendSignal, signalRecorded, marked: listMarked, read: readProcess }),
     ...(settings ? { settings } : {})
   })
+}
+
+/**
+ * Put a process just spawned into its cgroup, in the same tick (a cluster worker's node has
+ * not even booted yet; a fork-mode one waits at its gate, worker/gate.js), then let it go on.
+ * A cluster worker on another node is placed when its pid arrives.
+ * @param {import('../cgroups/cgroups.js').Cgroups | null} cgroups
+ * @param {import('../../ipc/app-config.js').AppConfig} config
+ * @param {import('./spawn.js').SpawnedWorker} proc
+ */
+function intoCgroup (cgroups, config, proc) {
+  const place = (/** @type {number} */ pid) => {
+    proc.cgroup = cgroups?.place(config.name, pid) ?? null
+    proc.release?.()
+  }
+  if (proc.pid !== undefined) place(proc.pid)
+  else if (cgroups?.enabled) proc.events.once('spawned', place)
+  return proc
 }

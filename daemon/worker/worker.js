@@ -346,6 +346,8 @@ export class Worker extends EventEmitter {
   /** @param {import('./spawn.js').SpawnedWorker | null} proc */
   async killTree (proc) {
     if (!proc?.pid) return
+    // The end of the ladder ends the whole cgroup: what left the tree dies too.
+    proc.cgroup?.kill().catch((err) => this.logger.warn({ err }, 'could not end the worker\'s cgroup'))
     const { tree: processes } = this.effects
     const tree = await processes.list(proc.pid).catch(() => [])
     this.tree = [...this.tree, ...tree]
@@ -363,6 +365,12 @@ export class Worker extends EventEmitter {
    */
   reapOrphans (proc, token, startTime) {
     const reap = async () => {
+      // In a cgroup nothing can have left it: ending it is the whole reap.
+      if (proc?.cgroup) {
+        const killed = await proc.cgroup.remove()
+        if (killed > 0) this.logger.info({ killed }, 'killed processes the worker left behind (its cgroup)')
+        return
+      }
       if (proc?.ownGroup && proc.pid) this.effects.tree.signal(-proc.pid, 'SIGKILL')
       const tree = this.tree
       this.tree = []
