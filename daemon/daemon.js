@@ -23,7 +23,7 @@ import { Settings } from './settings.js'
 import { realEffects } from './worker/effects.js'
 import { InheritedSockets } from './sockets/inherited-sockets.js'
 import { Supervisor } from './supervisor.js'
-import { openCgroups } from './cgroups/open.js'
+import { endPreviousCgroups, openCgroups } from './cgroups/open.js'
 
 export const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
 
@@ -60,8 +60,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   const releaseLock = acquireLock(paths.pidFile, paths.home)
   const removePidCopy = await writePidCopy(pidFile, logger)
   const settings = new Settings({ file: paths.settings, logger })
-  // Before any app starts: what a dead daemon left in its cgroups ends first.
-  const cgroups = await openCgroups({ home: paths.home, env, logger })
+  const cgroups = openCgroups({ home: paths.home, env, logger })
 
   const logDefaults = readLogDefaults(env, (message) => logger.warn(`${message}; using the default`))
   // Socket activation: systemd's sockets are the daemon's alone; no app or helper inherits
@@ -97,7 +96,9 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   // Requests wait for this (server.js), so `sup ls` right after a crash shows the restored apps.
   // Persistence proposes what the dump held; the Supervisor carries it out, not awaited past
   // the registering: a dependent may wait for its dependencies up to their start deadlines.
-  const ready = loaded.then(() => persistence?.open()).then((proposal) => {
+  // A dead daemon's workers get their stop ladder first (persistence), then whatever is still in
+  // its cgroups ends, before any app is restored or started.
+  const ready = loaded.then(() => persistence?.open()).finally(() => endPreviousCgroups(cgroups, { home: paths.home, logger })).then((proposal) => {
     if (!proposal) return
     return supervisor.restore(proposal).then(({ launched, refusals }) => {
       for (const refusal of refusals) persistence?.warn(refusal)
