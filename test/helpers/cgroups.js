@@ -19,16 +19,22 @@ export function cgroupSkipReason () {
 }
 
 /**
+ * End and remove every cgroup a home's daemons made (none where sup may not make any).
+ * @param {string} home
+ */
+export async function removeCgroupsOf (home) {
+  const cgroups = new Cgroups({ home, logger: quiet })
+  await cgroups.endPrevious()
+  cgroups.close()
+}
+
+/**
  * End and remove every cgroup a test home's daemon made, once the test is over.
  * @param {import('node:test').TestContext} t
  * @param {string} home
  */
 export function removeCgroupsAfter (t, home) {
-  t.after(async () => {
-    const cgroups = new Cgroups({ home, logger: quiet })
-    await cgroups.endPrevious()
-    cgroups.close()
-  })
+  t.after(() => removeCgroupsOf(home))
 }
 
 /**
