@@ -16,6 +16,10 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { killCgroup, movePid, removeCgroup, subdirs } from './cgroup-dir.js'
 import { readLayout } from './layout.js'
+import { checkLimits, limitWrites, oomCause, readOomKills } from './limits.js'
+import { cgroupFiles, readCgroupFigures } from './usage.js'
+import { enableBelow, enableV2Controllers } from './v2-controllers.js'
+import { writeFileSync } from 'node:fs'
 
 /**
  * @typedef {import('./layout.js').Layout} Layout
@@ -63,11 +67,32 @@ export function planHierarchies (layout, { v1Only = false } = {}) {
 export class Leaf {
   /**
    * @param {Array<{ hierarchy: Hierarchy, dir: string }>} dirs the kill's first
-   * @param {Partial<Record<Controller, string>>} byController the directory holding each controller's files
+   * @param {Partial<Record<Controller, { dir: string, version: 1 | 2 }>>} byController where each controller's files are
+   * @param {import('../../ipc/app-config.js').AppConfig} config the settings it was started with (its limits)
    */
-  constructor (dirs, byController) {
+  constructor (dirs, byController, config) {
     this.dirs = dirs
     this.byController = byController
+    this.config = config
+    this.files = cgroupFiles(dirs[0].dir, byController, config)
+  }
+
+  /**
+   * What the kernel counts for it now, and the processes in it (the worker and everything it
+   * started, wherever they went); null without memory and CPU accounting.
+   * @param {import('./usage.js').ReadFile} [readFile] how its files are read (the sampler keeps them open)
+   */
+  figures (readFile) {
+    return this.files && readCgroupFigures(this.files, readFile)
+  }
+
+  /**
+   * Why it died, when the kernel's OOM killer ended it (its max_memory), else null.
+   * @returns {string | null}
+   */
+  oomCause () {
+    const memory = this.byController.memory
+    return memory ? oomCause(this.config, readOomKills(memory.dir, memory.version)) : null
   }
 
   /** The kill's cgroup, where everything the worker started is. */
@@ -116,6 +141,9 @@ export class Cgroups {
     this.reason = mode === 'off' ? 'SUP_CGROUPS=off' : this.kill ? null : 'no cgroup hierarchy that can end a group (cgroup v2, or v1 freezer) is mounted'
     if (this.kill) this.reason = this.makeRoots()
     if (this.reason) this.kill = null
+    /** @type {string[]} v2 controllers enabled for the workers' cgroups (their app's cgroup enables them too) */
+    this.v2Controllers = []
+    if (this.kill && layout.v2 && mode !== 'v1') this.delegateV2(layout, layout.v2)
   }
 
   /** Every hierarchy a leaf lives in, the kill's first. */
@@ -132,6 +160,23 @@ export class Cgroups {
   /** Whether workers get cgroups (else the token sweep contains them). */
   get enabled () {
     return this.kill !== null
+  }
+
+  /**
+   * The v2 controllers planned for limits are enabled down to the subtree, or given back to
+   * the v1 hierarchies (v2-controllers.js).
+   * @param {Layout} layout
+   * @param {Hierarchy} v2
+   */
+  delegateV2 (layout, v2) {
+    const wanted = Object.entries(this.controllers).filter(([name, h]) => h === v2 && name !== 'cpuacct').map(([name]) => name)
+    if (wanted.length === 0) return
+    const enabled = enableV2Controllers({ own: v2.own, mount: v2.mount, root: this.rootOf(v2), daemonLeaf: join(v2.own, `${this.name}.daemon`), wanted })
+    this.v2Controllers = enabled
+    if (enabled.length === wanted.length) return
+    const replanned = planHierarchies({ ...layout, v2: { ...v2, controllers: enabled } })
+    this.controllers = replanned.controllers
+    this.makeRoots()
   }
 
   /** @returns {string | null} why sup may not create cgroups here, or null */
@@ -159,20 +204,26 @@ export class Cgroups {
   /**
    * Put a process just spawned into its own cgroup under its app's. Synchronous: it runs in
    * the tick of the spawn, before the process can have started anything (spawn.js).
-   * @param {string} app
+   * @param {import('../../ipc/app-config.js').AppConfig} config its app's settings: the name, the limits
    * @param {number} pid
    * @returns {Leaf | null} null where there are no cgroups (or it failed: logged, and the
    *   token sweep still finds what the worker leaves)
    */
-  place (app, pid) {
+  place (config, pid) {
     if (!this.kill) return null
+    const app = config.name
     /** @type {Array<{ hierarchy: Hierarchy, dir: string }>} */
     const dirs = []
     try {
       for (const hierarchy of this.hierarchies) {
         const dir = join(this.rootOf(hierarchy), appDirName(app), `worker-${pid}`)
         mkdirSync(dir, { recursive: true })
+        if (hierarchy.version === 2) enableBelow(join(dir, '..'), this.v2Controllers)
         dirs.push({ hierarchy, dir })
+        // The limits before the process: it never runs a moment without them.
+        for (const [name, owner] of Object.entries(this.controllers)) {
+          if (owner === hierarchy) writeLimits(dir, limitWrites(config, /** @type {Controller} */ (name), hierarchy.version))
+        }
         movePid(dir, pid)
       }
     } catch (err) {
@@ -180,10 +231,22 @@ export class Cgroups {
       for (const { dir } of dirs) removeCgroup(dir)
       return null
     }
-    /** @type {Partial<Record<Controller, string>>} */
+    /** @type {Partial<Record<Controller, { dir: string, version: 1 | 2 }>>} */
     const byController = {}
-    for (const [name, h] of Object.entries(this.controllers)) byController[/** @type {Controller} */ (name)] = dirs.find((d) => d.hierarchy === h)?.dir
-    return new Leaf(dirs, byController)
+    for (const [name, h] of Object.entries(this.controllers)) {
+      const found = dirs.find((d) => d.hierarchy === h)
+      if (found) byController[/** @type {Controller} */ (name)] = { dir: found.dir, version: h.version }
+    }
+    return new Leaf(dirs, byController, config)
+  }
+
+  /**
+   * Refuse an app whose limits this daemon cannot enforce (preflight, before its first spawn).
+   * @param {import('../../ipc/app-config.js').AppConfig} config
+   */
+  checkLimits (config) {
+    const reason = this.reason ?? 'the controller is not mounted, or sup may not write it'
+    checkLimits(config, (controller) => this.enabled && controller in this.controllers, reason)
   }
 
   /**
@@ -213,5 +276,19 @@ export class Cgroups {
   /** At the daemon's clean stop: its subtree goes (what is still in it stays, with its dirs). */
   close () {
     for (const h of this.hierarchies) removeCgroup(this.rootOf(h))
+  }
+}
+
+/**
+ * @param {string} dir
+ * @param {import('./limits.js').LimitWrite[]} writes
+ */
+function writeLimits (dir, writes) {
+  for (const { file, value, optional } of writes) {
+    try {
+      writeFileSync(join(dir, file), value)
+    } catch (err) {
+      if (!optional) throw err
+    }
   }
 }

@@ -68,7 +68,11 @@ export function realEffects ({ balance, settings, cgroups = null } = {}) {
     now: monotonicNow,
     balance: () => cluster.schedulingPolicy === cluster.SCHED_RR ? 'rr' : 'os',
     check: checkFor,
-    preflight: (config, env) => preflight(config, env, runtime),
+    // Limits the daemon cannot enforce refuse the app as a missing script does.
+    preflight: (config, env) => {
+      preflight(config, env, runtime)
+      cgroups?.checkLimits(config)
+    },
     runtime,
     tree: Object.freeze(new ProcessTable()),
     ...(settings ? { settings } : {})
@@ -85,7 +89,7 @@ export function realEffects ({ balance, settings, cgroups = null } = {}) {
  */
 function intoCgroup (cgroups, config, proc) {
   const place = (/** @type {number} */ pid) => {
-    proc.cgroup = cgroups?.place(config.name, pid) ?? null
+    proc.cgroup = cgroups?.place(config, pid) ?? null
     proc.release?.()
   }
   if (proc.pid !== undefined) place(proc.pid)

@@ -108,6 +108,11 @@ export class Worker extends EventEmitter {
     this.runtime = null
   }
 
+  /** The cgroup of the process it runs, where it has one (read by the sampler). */
+  get cgroup () {
+    return this.proc?.cgroup ?? null
+  }
+
   /** @returns {import('../../ipc/app-config.js').AppConfig} the settings of the revision it runs */
   get config () {
     return this.revision.config
@@ -192,6 +197,12 @@ export class Worker extends EventEmitter {
     proc.events.on('exit', (code, signal, error) => {
       if (!current()) return
       if (error) return this.dispatch({ type: 'exit', code, signal, failed: describeSpawnError(error) })
+      // Killed by the kernel at its cgroup's max_memory: the event, and the restart says why.
+      const oom = signal === 'SIGKILL' ? proc.cgroup?.oomCause() ?? null : null
+      if (oom) {
+        this.report({ kind: 'oom', level: 'warn', message: oom, data: { limit: this.config.max_memory } })
+        return this.dispatch({ type: 'exit', code, signal, cause: oom })
+      }
       // A process that never came online and failed: its last words say why (a port in use),
       // read once its stderr is in (bounded), so the exit's event and row carry the cause.
       if (code === 0 || this.state.status !== STATUS.STARTING || !proc.stderr) return this.dispatch({ type: 'exit', code, signal })
