@@ -212,7 +212,8 @@ function exportWorker (worker, usage) {
     startedAt: state.startedAt,
     usage,
     ready: worker.config.readiness ? state.probeReady : null,
-    livenessRestarts: state.livenessRestarts
+    livenessRestarts: state.livenessRestarts,
+    limits: { max_memory: worker.config.max_memory, cpu_limit: worker.config.cpu_limit }
   }
 }
 

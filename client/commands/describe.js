@@ -49,6 +49,7 @@ export async function run (target, { paths, io, opts }) {
       io.out('')
       io.out(renderWorkerFigures(sampled))
     }
+    for (const line of describeCgroups(info.workers)) io.out(line)
     for (const line of describeEvents(info.events ?? [], info.name)) io.out(line)
     return 0
   } finally {
@@ -192,4 +193,21 @@ export function renderWorkerFigures (workers) {
       w.handles === null ? '-' : String(w.handles)
     ])
   )
+}
+
+/**
+ * What the kernel counts in each worker's cgroup, beside its limits (docs/config.md#limits).
+ * @param {Array<{ id: number, limits?: Record<string, number | null>, cgroup?: Record<string, number> | null }>} workers
+ * @returns {string[]}
+ */
+export function describeCgroups (workers) {
+  const inCgroup = workers.filter((w) => w.cgroup)
+  if (inCgroup.length === 0) return []
+  const limit = (/** @type {number | null | undefined} */ v, /** @type {(v: number) => string} */ show) => v == null ? 'none' : show(v)
+  const { limits = {} } = inCgroup[0]
+  return ['', `cgroup (limits per worker: max_memory ${limit(limits.max_memory, formatBytes)}, memory_high ${limit(limits.memory_high, formatBytes)}, cpu_limit ${limit(limits.cpu_limit, (v) => `${v} cores`)}, max_pids ${limit(limits.max_pids, String)})`,
+    renderTable(['id', 'memory', 'resident', 'cpu time', 'throttled', 'oom kills', 'processes'], inCgroup.map((w) => {
+      const c = /** @type {Record<string, number>} */ (w.cgroup)
+      return [String(w.id), formatBytes(c.memory), formatBytes(c.resident), `${c.cpu_seconds.toFixed(1)}s`, `${c.throttled_seconds.toFixed(1)}s (${c.throttled_periods} periods)`, String(c.oom_kills), String(c.processes)]
+    }))]
 }
