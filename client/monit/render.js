@@ -9,7 +9,8 @@ const BLOCKS = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█']
 const ASCII_BLOCKS = ['.', '.', ':', ':', '=', '=', '#', '#']
 
 /** @type {Record<string, string>} */
-const STATUS_COLORS = { online: 'green', starting: 'cyan', stopping: 'yellow', waiting: 'yellow', stopped: 'gray', errored: 'red' }
+// No grey: an 8-colour terminal shows it as black (30). Stopped is in the terminal's own colour.
+const STATUS_COLORS = { online: 'green', starting: 'cyan', stopping: 'yellow', waiting: 'yellow', errored: 'red' }
 
 /**
  * @typedef {{ color: boolean, unicode: boolean }} Style
@@ -31,7 +32,7 @@ export function escapeTags (text) {
  * @param {Style} style
  */
 function paint (color, text, style) {
-  return style.color ? `{${color}-fg}${text}{/${color}-fg}` : text
+  return style.color && color ? `{${color}-fg}${text}{/${color}-fg}` : text
 }
 
 /**
@@ -53,15 +54,108 @@ export function formatCpu (cpu) {
 }
 
 /** Columns of the left pane after the name. */
-const COLUMNS = /** @type {const} */ ([['status', 8, 'left'], ['cpu', 6, 'right'], ['mem', 7, 'right'], ['rst', 3, 'right'], ['up', 4, 'right']])
-const FIXED = COLUMNS.reduce((n, [, w]) => n + w + 1, 0)
+const COLUMNS = /** @type {const} */ ([['status', 8, 'left'], ['cpu', 6, 'right'], ['mem', 7, 'right'], ['rst', 4, 'right'], ['up', 4, 'right']])
+/** The name column is never narrower than this: columns on the right go first (up, rst, mem). */
+const NAME_MIN = 14
 
 /**
- * The header of the left pane.
+ * The columns shown in a list `width` wide, and the name column's width.
  * @param {number} width
  */
-export function renderListHeader (width) {
-  return fit('name', width - FIXED) + COLUMNS.map(([label, w, align]) => ' ' + fit(label, w, align)).join('')
+export function columnsFor (width) {
+  let count = COLUMNS.length
+  const fixed = (/** @type {number} */ n) => COLUMNS.slice(0, n).reduce((sum, [, w]) => sum + w + 1, 0)
+  while (count > 1 && width - fixed(count) < NAME_MIN) count--
+  return { columns: COLUMNS.slice(0, count), name: Math.max(4, width - fixed(count)) }
+}
+
+/** How wide a list wants to be for names up to `longest` characters: 24 to 40 for the name column. @param {number} longest */
+export function listWidthFor (longest) {
+  return Math.min(40, Math.max(24, longest)) + COLUMNS.reduce((n, [, w]) => n + w + 1, 0)
+}
+
+/**
+ * What an app that keeps going down last did, in a word or two: 'exit 1', 'SIGSEGV', 'EACCES'.
+ * @param {import('../../ipc/events.js').SupEvent} event
+ */
+export function lastExitOf (event) {
+  const data = /** @type {Record<string, unknown>} */ (event.data ?? {})
+  if (event.kind === 'spawn-error') return typeof data.code === 'string' ? data.code : 'spawn error'
+  if (event.kind === 'memory-limit') return 'memory limit'
+  if (event.kind === 'liveness') return 'liveness'
+  if (event.kind === 'killed') return 'SIGKILL'
+  if (typeof data.signal === 'string') return data.signal
+  if (typeof data.code === 'number') return `exit ${data.code}`
+  return event.kind
+}
+
+/**
+ * The header of the left pane; the column the list is sorted by carries an arrow.
+ * @param {number} width
+ * @param {{ label: string, descending: boolean } | null} [sort]
+ * @param {boolean} [unicode]
+ */
+export function renderListHeader (width, sort = null, unicode = true) {
+  const mark = (/** @type {string} */ label) => sort?.label === label ? label + (sort.descending ? (unicode ? '↓' : 'v') : (unicode ? '↑' : '^')) : label
+  const shown = columnsFor(width)
+  return fit(mark('name'), shown.name) + shown.columns.map(([label, w, align]) => ' ' + fit(mark(label), w, align)).join('')
+}
+
+/**
+ * The first line: the host's totals, then how many apps and workers are shown. Plain text.
+ * @param {import('./host.js').HostTotals | null} host
+ * @param {{ apps: number, workers: number, online: number }} counts
+ * @param {number} width
+ * @param {boolean} unicode
+ */
+export function renderHeader (host, counts, width, unicode) {
+  const sep = unicode ? ' · ' : ' | '
+  const parts = []
+  if (host) {
+    parts.push(`host cpu ${host.cpu === null ? '-' : formatCpu(host.cpu)} of ${host.cores} core${host.cores === 1 ? '' : 's'}`)
+    parts.push(`mem ${formatBytes(host.used)}/${formatBytes(host.total)} (${Math.round((100 * host.used) / Math.max(1, host.total))}%)`)
+    parts.push(`load ${host.load.map((l) => l.toFixed(2)).join(' ')}`)
+  }
+  parts.push(`${counts.apps} app${counts.apps === 1 ? '' : 's'}, ${counts.online}/${counts.workers} workers online`)
+  let line = ''
+  for (const part of parts) {
+    const next = line ? line + sep + part : part
+    if (next.length > width) break
+    line = next
+  }
+  return line
+}
+
+/**
+ * The footer: as many whole key hints as fit beside the message (on the right), never a word
+ * cut; a message longer than the line is cut at a word, with '~'.
+ * @param {string[]} hints
+ * @param {string} message
+ * @param {number} width
+ * @param {boolean} unicode
+ * @returns {{ keys: string, gap: string, message: string }} plain text, together at most width
+ */
+export function renderFooter (hints, message, width, unicode) {
+  const sep = unicode ? ' · ' : ' | '
+  const said = cutAtWord(message, width)
+  const room = width - (said ? said.length + 2 : 0)
+  let keys = ''
+  for (const hint of hints) {
+    const next = keys ? keys + sep + hint : hint
+    if (next.length > room) break
+    keys = next
+  }
+  return { keys, gap: ' '.repeat(Math.max(0, width - keys.length - said.length)), message: said }
+}
+
+/**
+ * @param {string} text
+ * @param {number} width
+ */
+export function cutAtWord (text, width) {
+  if (text.length <= width) return text
+  const space = text.lastIndexOf(' ', width - 1)
+  return text.slice(0, space > 0 ? space : Math.max(0, width - 1)) + '~'
 }
 
 /**
@@ -72,20 +166,27 @@ export function renderListHeader (width) {
  * @param {Style} style
  */
 export function renderLine (line, width, selected, style) {
-  const nameWidth = Math.max(4, width - FIXED)
+  const shown = columnsFor(width)
+  const nameWidth = shown.name
+  let why = ''
   let name, status, cpu, memory, restarts, uptime, statusColor
   if (line.kind === 'app') {
     const { workers } = line
     const online = workers.filter((w) => w.status === 'online').length
     const worst = workers.find((w) => w.status === 'errored') ?? workers.find((w) => w.status !== 'online')
     status = online === workers.length ? 'online' : worst && workers.length === 1 ? worst.status : `${online}/${workers.length} up`
-    statusColor = online === workers.length ? 'green' : STATUS_COLORS[worst?.status ?? ''] ?? 'yellow'
+    statusColor = online === workers.length ? 'green' : STATUS_COLORS[worst?.status ?? ''] ?? (worst?.status === 'stopped' ? '' : 'yellow')
     // Dying every few seconds is not "online", whatever the status between two deaths.
     if (line.crashing) {
       status = `crash${style.unicode ? '×' : 'x'}${line.crashing.count}`
       statusColor = 'red'
     }
     name = `${line.expanded ? '▾' : '▸'} ${line.name}${line.expanded ? '' : ` (${workers.length})`}`
+    // How it last went down, where the eye is: the code or signal, then why.
+    if (line.crashing) {
+      const reason = workers.map((w) => w.last_exit?.reason).find((r) => r) ?? line.crashing.last.message
+      why = ` ${lastExitOf(line.crashing.last)}: ${reason}`
+    }
     cpu = workers.reduce((n, w) => n + w.cpu, 0)
     memory = workers.reduce((n, w) => n + w.memory, 0)
     restarts = workers.reduce((n, w) => n + w.restarts, 0)
@@ -96,20 +197,19 @@ export function renderLine (line, width, selected, style) {
     name = `  ${line.last ? '└' : '├'} #${w.id}`
     if (w.pid !== null && name.length + 5 + String(w.pid).length <= nameWidth) name += ` pid ${w.pid}`
     status = w.status
-    statusColor = STATUS_COLORS[w.status] ?? 'white'
+    statusColor = STATUS_COLORS[w.status] ?? ''
     cpu = w.cpu
     memory = w.memory
     restarts = w.restarts
     uptime = w.uptime
   }
   if (!style.unicode) name = name.replace('▾', 'v').replace('▸', '>').replace('└', '`').replace('├', '|')
+  const nameCell = fit(name + why, nameWidth)
+  const values = [formatCpu(cpu), formatBytes(memory), String(restarts), formatDuration(uptime)]
   const cells = [
-    escapeTags(fit(name, nameWidth)),
+    why && nameCell.length > name.length ? escapeTags(nameCell.slice(0, name.length)) + paint('red', escapeTags(nameCell.slice(name.length)), style) : escapeTags(nameCell),
     paint(statusColor, escapeTags(fit(status, 8)), style),
-    fit(formatCpu(cpu), 6, 'right'),
-    fit(formatBytes(memory), 7, 'right'),
-    fit(String(restarts), 3, 'right'),
-    fit(formatDuration(uptime), 4, 'right')
+    ...shown.columns.slice(1).map(([, w, align], i) => fit(values[i], w, align))
   ]
   const text = cells.join(' ')
   return selected ? `{inverse}${text}{/inverse}` : text
@@ -122,29 +222,32 @@ export function renderLine (line, width, selected, style) {
  * @param {number} rows
  * @param {number} max
  * @param {boolean} unicode
+ * @param {boolean} [line] only the top cell of each column: a level that hardly moves (memory)
+ *   reads as a line at its height, not as a solid block
  * @returns {string[]} top line first
  */
-export function renderChart (values, width, rows, max, unicode) {
+export function renderChart (values, width, rows, max, unicode, line = false) {
   const blocks = unicode ? BLOCKS : ASCII_BLOCKS
   const shown = values.slice(-width)
   const pad = width - shown.length
   const lines = []
   for (let row = rows - 1; row >= 0; row--) {
-    let line = ' '.repeat(pad)
+    let text = ' '.repeat(pad)
     for (const v of shown) {
       // Eighths of a row: 8 per line, counted from the bottom; a non-zero value shows at least one.
       const eighths = max > 0 ? Math.max(v > 0 ? 1 : 0, Math.round((v / max) * rows * 8)) : 0
-      const level = Math.min(8, eighths - row * 8)
-      line += level > 0 ? blocks[level - 1] : ' '
+      const level = eighths - row * 8
+      text += level <= 0 || (line && level > 8) ? ' ' : blocks[Math.min(8, level) - 1]
     }
-    lines.push(line)
+    lines.push(text)
   }
   return lines
 }
 
 /**
  * The right-top pane: the selection's figures and charts.
- * @param {{ label: string, workers: WorkerView[], crashing?: import('./model.js').Crashing | null } | null} selected
+ * @param {{ label: string, workers: WorkerView[], crashing?: import('./model.js').Crashing | null, limit?: number | null } | null} selected
+ *   limit: max_memory_restart times the workers shown, when the app has one
  * @param {import('./model.js').Series} series
  * @param {number} width inner width
  * @param {number} height inner height
@@ -183,17 +286,56 @@ export function renderFigures (selected, series, width, height, style) {
   // Two charts share what is left after their two title lines and the footer.
   const cpuRows = Math.max(1, Math.ceil((height - 3) / 2))
   const memRows = Math.max(1, Math.floor((height - 3) / 2))
-  const cpuMax = Math.max(100, ...series.cpu)
-  const memMax = Math.max(1, ...series.memory)
-  // The cpu chart's scale: 100% of one core, or the highest value shown if more.
+  // cpu: 100% of one core, or a round figure above the highest value shown if more.
+  const cpuMax = Math.max(...series.cpu) > 100 ? niceCeil(Math.max(...series.cpu)) : 100
+  // memory: the limit when there is one (max_memory_restart: the chart full is a replacement);
+  // else a round figure above the highest value, so a flat line is not a solid block.
+  const limit = selected.limit ?? null
+  const memPeak = Math.max(1, ...series.memory)
+  const memMax = limit !== null ? Math.max(limit, memPeak) : niceCeil((1.25 * memPeak) / MIB) * MIB
+  const memTitle = limit !== null ? `memory of max_memory_restart (${formatBytes(limit)}${workers.length > 1 ? ` for ${workers.length} workers` : ''}): ${Math.round((100 * memory) / limit)}%` : 'memory (no max_memory_restart)'
   const lines = [
     `{bold}${escapeTags(fit(selected.label, Math.max(1, width - 23)))}{/bold} ${fit(`cpu ${formatCpu(cpu)}`, 10, 'right')} ${fit(`mem ${formatBytes(memory)}`, 11, 'right')}`,
-    ...renderChart(series.cpu, width, cpuRows, cpuMax, style.unicode).map((l) => paint('green', l, style)),
-    `memory (max ${formatBytes(memMax)})`,
-    ...renderChart(series.memory, width, memRows, memMax, style.unicode).map((l) => paint('cyan', l, style)),
-    escapeTags(fit(footer.join(' · ').replaceAll(' · ', style.unicode ? ' · ' : ' | '), width))
+    ...withAxis(renderChart(series.cpu, width - AXIS, cpuRows, cpuMax, style.unicode), `${cpuMax}%`, 'cpu', '0%', 'green', style),
+    escapeTags(fit(memTitle, width)),
+    ...withAxis(renderChart(series.memory, width - AXIS, memRows, memMax, style.unicode, limit === null), formatBytes(memMax), 'mem', '0', 'cyan', style),
+    escapeTags(fit(cutAtWord(footer.join(' · ').replaceAll(' · ', style.unicode ? ' · ' : ' | '), width), width))
   ]
   return lines.slice(0, height).join('\n')
+}
+
+const MIB = 1024 * 1024
+/** Columns of a chart's scale on its left: the label and the axis line. */
+const AXIS = 7
+
+/**
+ * The smallest of 1, 1.5, 2, 2.5, 3, 4, 5, 6, 8 times a power of ten that is at least `value` (a chart's top).
+ * @param {number} value
+ */
+export function niceCeil (value) {
+  if (!(value > 0)) return 1
+  const magnitude = 10 ** Math.floor(Math.log10(value))
+  for (const step of [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]) if (step * magnitude >= value) return step * magnitude
+  return 10 * magnitude
+}
+
+/**
+ * A chart's lines with its scale on the left: the top value, what it shows, 0 at the bottom.
+ * @param {string[]} chart plain
+ * @param {string} top
+ * @param {string} name
+ * @param {string} bottom
+ * @param {string} color
+ * @param {Style} style
+ */
+function withAxis (chart, top, name, bottom, color, style) {
+  const line = style.unicode ? '┤' : '|'
+  const middle = Math.floor((chart.length - 1) / 2)
+  return chart.map((row, i) => {
+    // Too short for a middle line: what it shows goes with the 0 ('cpu 0%').
+    const label = i === 0 ? top : i === chart.length - 1 ? (chart.length < 3 ? `${name} ${bottom}` : bottom) : i === middle ? name : ''
+    return `${fit(label, AXIS - 1, 'right')}${line}${paint(color, row, style)}`
+  })
 }
 
 /** @param {number} ms */
