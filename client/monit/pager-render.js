@@ -1,0 +1,108 @@
+// @ts-check
+// A pager's screen as blessed tag strings: its rows with the search's matches marked, a
+// title line and a status line. Pure, as render.js: sizes in, text out.
+import { escapeTags, fit } from './render.js'
+
+/**
+ * @typedef {import('./render.js').Style} Style
+ * @typedef {import('./pager.js').Row} Row
+ */
+
+/**
+ * @param {string | null} color
+ * @param {string} text already escaped
+ * @param {Style} style
+ */
+export function tint (color, text, style) {
+  return style.color && color ? `{${color}-fg}${text}{/${color}-fg}` : text
+}
+
+/**
+ * A match: reverse video, which means something without colour too; the current one also
+ * underlined, or black on yellow with colour.
+ * @param {string} text already escaped
+ * @param {boolean} current
+ * @param {Style} style
+ */
+function mark (text, current, style) {
+  if (current && style.color) return `{black-fg}{yellow-bg}${text}{/yellow-bg}{/black-fg}`
+  return current ? `{inverse}{underline}${text}{/underline}{/inverse}` : `{inverse}${text}{/inverse}`
+}
+
+/**
+ * One screen row: its prefix (or the indent of a wrapped row), then its part of the text.
+ * @param {Row} row
+ * @param {string} text the item's whole text (escaped for a terminal, not for tags)
+ * @param {boolean} current whether the item is the search's current match
+ * @param {Style} style
+ */
+export function renderRow (row, text, current, style) {
+  let out = row.prefix ? tint(row.prefix.color, escapeTags(row.prefix.text), style) : ' '.repeat(row.indent)
+  let at = row.start
+  for (const [start, end] of row.ranges) {
+    if (end <= at || start >= row.end) continue
+    const from = Math.max(start, at)
+    const to = Math.min(end, row.end)
+    out += escapeTags(text.slice(at, from)) + mark(escapeTags(text.slice(from, to)), current, style)
+    at = to
+  }
+  return out + escapeTags(text.slice(at, row.end))
+}
+
+/**
+ * The rows of a pager's screen, top to bottom.
+ * @param {import('./pager.js').Pager<any>} pager
+ * @param {Style} style
+ */
+export function renderPage (pager, style) {
+  return pager.rows().map((row) => renderRow(row, pager.entry(row.seq).text, row.seq === pager.current, style))
+}
+
+/**
+ * The status line: what is being typed after `/`, or the search and its matches; following
+ * or paused (and how many lines came since); then the keys, cut to the width.
+ * @param {import('./pager.js').Pager<any>} pager
+ * @param {number} width
+ * @param {string} keys
+ * @param {Style} style
+ */
+export function renderStatus (pager, width, keys, style) {
+  if (pager.input !== null) return escapeTags(fit(`/${pager.input}`, width).trimEnd()) + (style.unicode ? '█' : '_')
+  const parts = []
+  if (pager.query !== '') {
+    const { index, count } = pager.matchIndex()
+    parts.push(count === 0 ? `"${pager.query}" not found` : `"${pager.query}" ${index}/${count}`)
+  }
+  const below = pager.follow ? 0 : pager.below()
+  parts.push(pager.follow ? 'following' : below > 0 ? `paused, ${below} below` : 'paused')
+  const state = parts.join(' · ')
+  const room = width - state.length - 2
+  const text = room >= 8 ? `${state}  ${fit(keys, room).trimEnd()}` : fit(state, width).trimEnd()
+  return escapeTags(style.unicode ? text : text.replaceAll(' · ', ' | '))
+}
+
+/**
+ * A full-screen view: the title line, the body (padded or cut to the height), the status line.
+ * @param {string} title
+ * @param {string[]} body rows, tags escaped
+ * @param {import('./pager.js').Pager<any>} pager
+ * @param {number} width
+ * @param {number} height
+ * @param {string} keys
+ * @param {Style} style
+ */
+export function renderScreen (title, body, pager, width, height, keys, style) {
+  const rows = body.slice(0, Math.max(0, height - 2))
+  while (rows.length < height - 2) rows.push('')
+  return [renderTitle(title, width, style), ...rows, renderStatus(pager, width, keys, style)].join('\n')
+}
+
+/**
+ * The title line, in reverse video across the width.
+ * @param {string} title
+ * @param {number} width
+ * @param {Style} style
+ */
+export function renderTitle (title, width, style) {
+  return `{inverse}${escapeTags(fit(style.unicode ? title : title.replaceAll(' · ', ' | '), width))}{/inverse}`
+}
