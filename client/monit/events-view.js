@@ -42,7 +42,7 @@ export class EventsView {
   }
 
   title () {
-    return this.scope.kind === 'all' ? 'events: all apps' : `events: ${this.scope.name}`
+    return this.scope.kind === 'all' ? 'events of all apps' : `events of ${this.scope.name}`
   }
 
   /** @param {SupEvent} event */
@@ -87,7 +87,7 @@ export class EventsView {
 }
 
 /**
- * The whole screen: title, the restart notes, the events, the status line.
+ * The page: the restart notes, the events, the status line (the title is the page's label).
  * @param {EventsView} view
  * @param {import('./model.js').WorkerView[]} workers
  * @param {number} now
@@ -98,12 +98,11 @@ export class EventsView {
  */
 export function renderEventsView (view, workers, now, width, height, style) {
   const { pager } = view
-  // At most a third of the screen for the notes: the events are what the view is for.
+  // At most a third of the page for the notes: the events are what the view is for.
   const notes = view.notes(workers, now).slice(0, Math.max(1, Math.floor(height / 3)))
   const noteRows = notes.map(({ name, loop, text }) => tint(loop ? 'red' : 'yellow', loop ? 'crash loop' : 'restarting', style) + escapeTags(fit(`: ${name}: ${escapeControls(text)}`, width - 10).trimEnd()))
   if (noteRows.length > 0) noteRows.push('')
-  pager.resize(width, height - 2 - noteRows.length)
-  const title = `${view.title()} · ${pager.size} events · wrap ${pager.wrap ? 'on' : 'off'}`
+  pager.resize(width, height - 1 - noteRows.length)
   const body = view.early !== null ? ['loading...'] : pager.size === 0 ? ['no events yet'] : renderPage(pager, style)
-  return renderScreen(title, [...noteRows, ...body], pager, width, height, 'Esc back · / search · n/N next · f follow · w wrap · g/G top/end · PgUp/PgDn', style)
+  return renderScreen([...noteRows, ...body], pager, { width, height, counts: `${pager.size} events`, keys: '/ search · n/N next · f follow · w wrap · g/G top/end · PgUp/PgDn · a all · Esc back', style })
 }

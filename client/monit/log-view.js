@@ -44,7 +44,7 @@ export class LogView {
 
   title () {
     const s = this.scope
-    return s.kind === 'all' ? 'logs: all apps' : s.kind === 'app' ? `logs: ${s.name} (all workers)` : `logs: ${s.name}[${s.instance}] #${s.id}`
+    return s.kind === 'all' ? 'logs of all apps' : s.kind === 'app' ? `logs of ${s.name} (all workers)` : `logs of ${s.name}[${s.instance}] #${s.id}`
   }
 
   /** @param {LogEntry} entry */
@@ -77,11 +77,8 @@ export class LogView {
   toggleTimes () { this.times = !this.times }
 }
 
-/** The keys the log view adds to the pager's. */
-export const LOG_VIEW_KEYS = [{ keys: ['t'], help: 't', does: 'times on or off' }]
-
 /**
- * The whole screen: a title line, the lines, a status line.
+ * The page: the lines and a status line (the title is the page's label).
  * @param {LogView} view
  * @param {number} width
  * @param {number} height
@@ -90,8 +87,7 @@ export const LOG_VIEW_KEYS = [{ keys: ['t'], help: 't', does: 'times on or off' 
  */
 export function renderLogView (view, width, height, style) {
   const { pager } = view
-  pager.resize(width, height - 2)
-  const title = `${view.title()} · ${pager.size} lines · wrap ${pager.wrap ? 'on' : 'off'}`
+  pager.resize(width, height - 1)
   const body = view.early !== null ? ['loading...'] : pager.size === 0 ? ['no lines yet'] : renderPage(pager, style)
-  return renderScreen(title, body, pager, width, height, 'Esc back · / search · n/N next · f follow · w wrap · t times · g/G top/end · PgUp/PgDn', style)
+  return renderScreen(body, pager, { width, height, counts: `${pager.size} lines`, keys: '/ search · n/N next · f follow · w wrap · t times · g/G top/end · PgUp/PgDn · a all · Esc back', style })
 }

@@ -1,6 +1,6 @@
 // @ts-check
-// A pager's screen as blessed tag strings: its rows with the search's matches marked, a
-// title line and a status line. Pure, as render.js: sizes in, text out.
+// A pager's screen as blessed tag strings: its rows with the search's matches marked and
+// a status line. Pure, as render.js: sizes in, text out.
 import { escapeTags, fit } from './render.js'
 
 /**
@@ -60,14 +60,16 @@ export function renderPage (pager, style) {
 
 /**
  * The status line: what is being typed after `/`, or the search and its matches; following
- * or paused (and how many lines came since); then the keys, cut to the width.
+ * or paused (and how many lines came since); what the view adds (`counts`); then the keys,
+ * cut to the width.
  * @param {import('./pager.js').Pager<any>} pager
  * @param {number} width
+ * @param {string} counts "120 lines"
  * @param {string} keys
  * @param {Style} style
  */
-export function renderStatus (pager, width, keys, style) {
-  if (pager.input !== null) return escapeTags(fit(`/${pager.input}`, width).trimEnd()) + (style.unicode ? '█' : '_')
+export function renderStatus (pager, width, counts, keys, style) {
+  if (pager.input !== null) return escapeTags(`/${pager.input}`.slice(-Math.max(1, width - 1))) + (style.unicode ? '█' : '_')
   const parts = []
   if (pager.query !== '') {
     const { index, count } = pager.matchIndex()
@@ -75,34 +77,22 @@ export function renderStatus (pager, width, keys, style) {
   }
   const below = pager.follow ? 0 : pager.below()
   parts.push(pager.follow ? 'following' : below > 0 ? `paused, ${below} below` : 'paused')
+  parts.push(counts)
+  if (!pager.wrap) parts.push('wrap off')
   const state = parts.join(' · ')
   const room = width - state.length - 2
-  const text = room >= 8 ? `${state}  ${fit(keys, room).trimEnd()}` : fit(state, width).trimEnd()
+  const text = room >= 8 && keys !== '' ? `${state}  ${fit(keys, room).trimEnd()}` : fit(state, width).trimEnd()
   return escapeTags(style.unicode ? text : text.replaceAll(' · ', ' | '))
 }
 
 /**
- * A full-screen view: the title line, the body (padded or cut to the height), the status line.
- * @param {string} title
+ * A full-screen view's page: the body (padded or cut to the height) and the status line.
  * @param {string[]} body rows, tags escaped
  * @param {import('./pager.js').Pager<any>} pager
- * @param {number} width
- * @param {number} height
- * @param {string} keys
- * @param {Style} style
+ * @param {{ width: number, height: number, counts: string, keys: string, style: Style }} options
  */
-export function renderScreen (title, body, pager, width, height, keys, style) {
-  const rows = body.slice(0, Math.max(0, height - 2))
-  while (rows.length < height - 2) rows.push('')
-  return [renderTitle(title, width, style), ...rows, renderStatus(pager, width, keys, style)].join('\n')
-}
-
-/**
- * The title line, in reverse video across the width.
- * @param {string} title
- * @param {number} width
- * @param {Style} style
- */
-export function renderTitle (title, width, style) {
-  return `{inverse}${escapeTags(fit(style.unicode ? title : title.replaceAll(' · ', ' | '), width))}{/inverse}`
+export function renderScreen (body, pager, { width, height, counts, keys, style }) {
+  const rows = body.slice(0, Math.max(0, height - 1))
+  while (rows.length < height - 1) rows.push('')
+  return [...rows, renderStatus(pager, width, counts, keys, style)].join('\n')
 }

@@ -7,6 +7,9 @@
 /**
  * @template T
  * @typedef {{ seq: number, item: T, text: string }} Entry an item with its searchable text
+ */
+
+/**
  * @typedef {{ text: string, color: string | null }} Prefix what goes before an item's text
  * @typedef {{ seq: number, row: number }} Position an item and a row of its wrapped text
  * @typedef {{ seq: number, row: number, prefix: Prefix | null, indent: number, start: number, end: number, ranges: Array<[number, number]> }} Row
@@ -242,7 +245,7 @@ export class Pager {
   nextMatch (direction) {
     if (this.matches.length === 0) return
     const at = this.current ?? this.topNow().seq
-    const found = direction > 0 ? this.matches.find((s) => s > at) ?? this.matches[0] : this.matches.findLast((s) => s < at) ?? this.matches[this.matches.length - 1]
+    const found = direction > 0 ? this.matches.find((s) => s > at) ?? this.matches[0] : [...this.matches].reverse().find((s) => s < at) ?? this.matches[this.matches.length - 1]
     this.jumpTo(found)
   }
 

@@ -24,7 +24,6 @@ function pagerOf (lines, { width = 40, height = 5, capacity = 100, maxChars } = 
 /** The text of each row on screen. @param {Pager<string>} pager */
 const screen = (pager) => pager.rows().map((r) => `${r.prefix ? r.prefix.text : ' '.repeat(r.indent)}${pager.entry(r.seq).text.slice(r.start, r.end)}`)
 
-
 describe('Pager', () => {
   test('follows the newest lines, and PgUp shows older ones without following', () => {
     const pager = pagerOf(20)
@@ -175,7 +174,6 @@ describe('the pager\'s keys', () => {
   })
 })
 
-
 describe('the pager\'s screen', () => {
   test('matches are marked in reverse video, the current one underlined too, braces escaped', () => {
     const row = { seq: 0, row: 0, prefix: { text: 'a[0] out ', color: 'cyan' }, indent: 0, start: 0, end: 17, ranges: /** @type {Array<[number, number]>} */ ([[4, 7], [12, 15]]) }
@@ -192,12 +190,16 @@ describe('the pager\'s screen', () => {
 
   test('the status line says what is typed, the matches, and whether it follows', () => {
     const pager = pagerOf(30)
-    assert.match(renderStatus(pager, 80, 'Esc back', plain), /^following  Esc back$/)
+    assert.match(renderStatus(pager, 80, '30 lines', 'Esc back', plain), /^following · 30 lines {2}Esc back$/)
     pager.search('line 2')
-    assert.match(renderStatus(pager, 80, 'Esc back', plain), /^"line 2" 7\/11 · paused  Esc back$/)
+    assert.match(renderStatus(pager, 80, '30 lines', 'Esc back', plain), /^"line 2" 7\/11 · paused · 30 lines {2}Esc back$/)
     pager.search('nothing')
-    assert.match(renderStatus(pager, 80, '', plain), /^"nothing" not found/)
+    assert.match(renderStatus(pager, 80, '', '', plain), /^"nothing" not found/)
+    pager.search('')
+    pager.page(-1)
+    pager.toggleWrap()
+    assert.match(renderStatus(pager, 80, '30 lines', '', plain), /^paused, 4 below · 30 lines · wrap off$/)
     pager.input = 'abc'
-    assert.equal(renderStatus(pager, 80, '', plain), '/abc█')
+    assert.equal(renderStatus(pager, 80, '', '', plain), '/abc█')
   })
 })
