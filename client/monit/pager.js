@@ -227,18 +227,23 @@ export class Pager {
   }
 
   /**
-   * Search for `query` and jump to its first match at or after the top of the screen
-   * (the first one from the start when there is none below).
+   * Search for `query` and jump to the match nearest the screen: the first one on it, else
+   * the newest above it (a log is read from its end: the latest error, not the oldest), else
+   * the first below.
    * @param {string} query
    */
   search (query) {
+    const shown = this.rows()
     this.query = query
     this.matches = []
     this.current = null
     if (query === '') return
     for (let s = this.first; s < this.next; s++) if (findAll(this.entry(s).text, query).length > 0) this.matches.push(s)
-    const from = this.topNow().seq
-    this.jumpTo(this.matches.find((s) => s >= from) ?? this.matches[0] ?? null)
+    const top = shown[0]?.seq ?? this.first
+    const bottom = shown[shown.length - 1]?.seq ?? top
+    const visible = this.matches.find((s) => s >= top && s <= bottom)
+    const above = [...this.matches].reverse().find((s) => s < top)
+    this.jumpTo(visible ?? above ?? this.matches[0] ?? null)
   }
 
   /** The next match (n), or the one before (N), wrapping around. @param {1 | -1} direction */

@@ -86,22 +86,41 @@ describe('Pager', () => {
     assert.deepEqual(pager.rows().map((r) => r.row), [1, 2])
   })
 
-  test('search finds every match, jumps to the first from the top of the screen, n/N go round', () => {
+  test('search finds every match and jumps to the one nearest the screen; n/N go round', () => {
     const pager = pagerOf(30, { height: 5 })
     pager.search('line 1')
-    // line 1, 10..19: the screen showed 25..29, so the search starts over from the top.
+    // line 1, 10..19; the screen showed 25..29: the newest match above it.
     assert.deepEqual(pager.matches, [1, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19])
-    assert.equal(pager.current, 1)
+    assert.equal(pager.current, 19)
+    assert.ok(screen(pager).includes('> line 19'))
+    pager.nextMatch(1)
+    assert.equal(pager.current, 1, 'n after the last goes round to the first')
     assert.ok(screen(pager).includes('> line 1'))
     pager.nextMatch(1)
     assert.equal(pager.current, 10)
-    assert.ok(screen(pager).includes('> line 10'))
     pager.nextMatch(-1)
     pager.nextMatch(-1)
     assert.equal(pager.current, 19, 'N before the first goes round to the last')
     assert.deepEqual(pager.matchIndex(), { index: 11, count: 11 })
     pager.push('line 100')
     assert.equal(pager.matches.at(-1), 30, 'a new line is searched as it comes')
+  })
+
+  test('a match on the screen is taken first; from the top, the first below', () => {
+    const pager = pagerOf(30, { height: 5 })
+    pager.search('line 2')
+    assert.equal(pager.current, 25, 'the first match on the screen (25..29)')
+    pager.home()
+    pager.search('line 2')
+    assert.equal(pager.current, 2, 'on the screen (0..4)')
+    pager.home()
+    pager.search('line 1')
+    assert.equal(pager.current, 1)
+    pager.scroll(-99)
+    pager.search('line 3')
+    assert.equal(pager.current, 3)
+    pager.search('line 7')
+    assert.equal(pager.current, 7, 'nothing above: the first below')
   })
 
   test('search is case-insensitive unless the query has a capital', () => {
