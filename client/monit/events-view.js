@@ -104,5 +104,5 @@ export function renderEventsView (view, workers, now, width, height, style) {
   if (noteRows.length > 0) noteRows.push('')
   pager.resize(width, height - 1 - noteRows.length)
   const body = view.early !== null ? ['loading...'] : pager.size === 0 ? ['no events yet'] : renderPage(pager, style)
-  return renderScreen([...noteRows, ...body], pager, { width, height, counts: `${pager.size} events`, keys: '/ search · n/N next · f follow · w wrap · g/G top/end · PgUp/PgDn · a all · Esc back', style })
+  return renderScreen([...noteRows, ...body], pager, { width, height, counts: `${pager.size} events`, style })
 }

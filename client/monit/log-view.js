@@ -89,5 +89,5 @@ export function renderLogView (view, width, height, style) {
   const { pager } = view
   pager.resize(width, height - 1)
   const body = view.early !== null ? ['loading...'] : pager.size === 0 ? ['no lines yet'] : renderPage(pager, style)
-  return renderScreen(body, pager, { width, height, counts: `${pager.size} lines`, keys: '/ search · n/N next · f follow · w wrap · t times · g/G top/end · PgUp/PgDn · a all · Esc back', style })
+  return renderScreen(body, pager, { width, height, counts: `${pager.size} lines`, style })
 }

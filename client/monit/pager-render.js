@@ -60,15 +60,14 @@ export function renderPage (pager, style) {
 
 /**
  * The status line: what is being typed after `/`, or the search and its matches; following
- * or paused (and how many lines came since); what the view adds (`counts`); then the keys,
- * cut to the width.
+ * or paused (and how many lines came since); what the view adds (`counts`); cut to the
+ * width. The keys are in monit's footer (the view's hints).
  * @param {import('./pager.js').Pager<any>} pager
  * @param {number} width
  * @param {string} counts "120 lines"
- * @param {string} keys
  * @param {Style} style
  */
-export function renderStatus (pager, width, counts, keys, style) {
+export function renderStatus (pager, width, counts, style) {
   if (pager.input !== null) return escapeTags(`/${pager.input}`.slice(-Math.max(1, width - 1))) + (style.unicode ? '█' : '_')
   const parts = []
   if (pager.query !== '') {
@@ -79,9 +78,7 @@ export function renderStatus (pager, width, counts, keys, style) {
   parts.push(pager.follow ? 'following' : below > 0 ? `paused, ${below} below` : 'paused')
   parts.push(counts)
   if (!pager.wrap) parts.push('wrap off')
-  const state = parts.join(' · ')
-  const room = width - state.length - 2
-  const text = room >= 8 && keys !== '' ? `${state}  ${fit(keys, room).trimEnd()}` : fit(state, width).trimEnd()
+  const text = fit(parts.join(' · '), width).trimEnd()
   return escapeTags(style.unicode ? text : text.replaceAll(' · ', ' | '))
 }
 
@@ -89,10 +86,10 @@ export function renderStatus (pager, width, counts, keys, style) {
  * A full-screen view's page: the body (padded or cut to the height) and the status line.
  * @param {string[]} body rows, tags escaped
  * @param {import('./pager.js').Pager<any>} pager
- * @param {{ width: number, height: number, counts: string, keys: string, style: Style }} options
+ * @param {{ width: number, height: number, counts: string, style: Style }} options
  */
-export function renderScreen (body, pager, { width, height, counts, keys, style }) {
+export function renderScreen (body, pager, { width, height, counts, style }) {
   const rows = body.slice(0, Math.max(0, height - 1))
   while (rows.length < height - 1) rows.push('')
-  return [...rows, renderStatus(pager, width, counts, keys, style)].join('\n')
+  return [...rows, renderStatus(pager, width, counts, style)].join('\n')
 }

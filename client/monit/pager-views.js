@@ -67,7 +67,7 @@ function pagerView (ctx, { name, scopeOf, make, fetch }) {
     get: () => view,
     keys: [
       ...pagerBindings(name),
-      { keys: ['a'], action: `${name}.all`, help: 'all apps, or back to the selection' }
+      { keys: ['a'], action: `${name}.all`, hint: 'a all apps', help: 'all apps, or back to the selection' }
     ],
     actions: {
       ...pagerActions(name, () => view?.pager ?? null),

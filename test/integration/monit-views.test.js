@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { startTerminal } from '../helpers/tmux.js'
-import { APPS, SUP_BIN, useSupHome, waitForRows } from '../helpers/sup.js'
+import { APPS, SUP_BIN, freePort, useSupHome, waitForRows } from '../helpers/sup.js'
 
 const SIZES = [[80, 24], [120, 35], [200, 50]]
 /** Generous: two cores shared by the whole suite. */
@@ -104,5 +104,30 @@ test('the events view shows why a crash-looping app restarts: exit code, crash l
   await term.waitFor((s) => /events of all apps/.test(s) && /crash-loop/.test(s), { what: 'all apps on a', timeout: TIMEOUT })
   await term.keys('Escape')
   await term.waitFor((s) => /name +status/.test(s) && !/events of/.test(s), { what: 'back to the list on Esc', timeout: TIMEOUT })
+  // The help lists the keys that open the views, and the views' own keys.
+  await term.keys('?')
+  await term.waitFor((s) => /l +full-screen logs of the selection/.test(s) && /e +events of the selection's app/.test(s), { what: 'l and e in the help', timeout: TIMEOUT })
+  await term.keys('NPage')
+  await term.waitFor((s) => /log view/.test(s) && /f +follow new lines on\/off/.test(s) && /n +next match/.test(s), { what: 'the log view\'s keys in the help', timeout: TIMEOUT })
+  await term.keys('q')
+})
+
+test('the events view follows a reload as it happens: its beginning, the workers it starts and retires, its end', async (t) => {
+  const home = useSupHome(t)
+  const started = await home.sup(['start', join(APPS, 'http-server.js'), '-i', '2', '-n', 'web'], { env: { PORT: String(await freePort()) } })
+  assert.equal(started.code, 0, started.stderr)
+  const term = await startTerminal(t, { command: `${process.execPath} ${SUP_BIN} monit`, width: 120, height: 35, env: { SUP_HOME: home.home, NO_COLOR: '1', PATH: process.env.PATH, TERM: 'xterm' } })
+  await term.waitFor((s) => /web/.test(s), { what: 'web in the list', timeout: TIMEOUT })
+  await term.keys('e')
+  await term.waitFor((s) => /events of web/.test(s) && /web:1 +online/.test(s) && /following/.test(s), { what: 'the events of web', timeout: TIMEOUT })
+  const reloaded = await home.sup(['reload', 'web'])
+  assert.equal(reloaded.code, 0, reloaded.stderr)
+  const screen = await term.waitFor((s) => /web +reload +reload of 2 worker\(s\) begins/.test(s) && /web +reload +reload done in \d+ ms: reloaded \(2 started, 2 retired\)/.test(s), { what: 'the reload from begin to end', timeout: TIMEOUT })
+  const lines = screen.split('\n')
+  const begin = lines.findIndex((l) => /reload of 2 worker/.test(l))
+  const end = lines.findIndex((l) => /reload done/.test(l))
+  const between = lines.slice(begin + 1, end).join('\n')
+  assert.equal((between.match(/web:\d+ +spawned/g) ?? []).length, 2, between)
+  assert.equal((between.match(/web:\d+ +exited +exited with signal/g) ?? []).length, 2, between)
   await term.keys('q')
 })
