@@ -144,7 +144,7 @@ export function createEventsView (ctx) {
     },
     open: () => {
       // The countdown to a crash-looping worker's next try moves on its own.
-      ticker ??= setInterval(ctx.redraw, COUNTDOWN_MS)
+      ticker ??= setInterval(ctx.redraw, COUNTDOWN_MS).unref()
       return common.open()
     },
     close: () => {
