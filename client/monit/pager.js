@@ -3,10 +3,12 @@
 // full-screen log and events views are each one of these. Pure: the lines come in, the keys
 // move a position, and rows() says what a screen of a given size shows. Memory is bounded
 // by a ring of `capacity` items and `maxChars` characters, whichever is reached first.
+import { indexAtColumn, isNarrow, rowStarts, textWidth } from './columns.js'
 
 /**
  * @template T
- * @typedef {{ seq: number, item: T, text: string }} Entry an item with its searchable text
+ * @typedef {{ seq: number, item: T, text: string, narrow: boolean }} Entry an item with its searchable text;
+ *   narrow: every character one column wide (string indexes are columns)
  */
 
 /**
@@ -99,7 +101,7 @@ export class Pager {
     if (this.size === this.capacity) this.dropOldest()
     const text = this.textOf(item)
     const seq = this.next++
-    this.ring[seq % this.capacity] = { seq, item, text }
+    this.ring[seq % this.capacity] = { seq, item, text, narrow: isNarrow(text) }
     this.chars += text.length
     while (this.chars > this.maxChars && this.size > 1) this.dropOldest()
     if (this.query !== '' && findAll(text, this.query).length > 0) this.matches.push(seq)
@@ -141,7 +143,7 @@ export class Pager {
 
   /** Columns of text on each row of an item, and the indent of its wrapped rows. @param {number} seq */
   columns (seq) {
-    const width = this.prefix(seq).text.length
+    const width = textWidth(this.prefix(seq).text)
     const text = this.width - width
     return text >= MIN_INDENTED ? { first: text, rest: text, indent: width } : { first: Math.max(1, text), rest: this.width, indent: 0 }
   }
@@ -150,8 +152,9 @@ export class Pager {
   rowsOf (seq) {
     if (!this.wrap) return 1
     const { first, rest } = this.columns(seq)
-    const length = this.entry(seq).text.length
-    return length <= first ? 1 : 1 + Math.ceil((length - first) / rest)
+    const { text, narrow } = this.entry(seq)
+    if (!narrow) return rowStarts(text, first, rest).length
+    return text.length <= first ? 1 : 1 + Math.ceil((text.length - first) / rest)
   }
 
   /** The first row of the last screenful. @returns {Position} */
@@ -283,13 +286,13 @@ export class Pager {
       const cols = this.columns(s)
       const prefix = this.prefix(s)
       if (!this.wrap) {
-        out.push({ seq: s, row: 0, prefix, indent: 0, start: Math.min(this.left, text.length), end: Math.min(text.length, this.left + cols.first), ranges })
+        out.push({ seq: s, row: 0, prefix, indent: 0, start: indexAtColumn(text, this.left), end: indexAtColumn(text, this.left + cols.first), ranges })
         continue
       }
-      const count = this.rowsOf(s)
-      for (let r = s === top.seq ? top.row : 0; r < count && out.length < this.height; r++) {
-        const start = r === 0 ? 0 : cols.first + (r - 1) * cols.rest
-        const end = Math.min(text.length, start + (r === 0 ? cols.first : cols.rest))
+      const starts = rowStarts(text, cols.first, cols.rest)
+      for (let r = s === top.seq ? top.row : 0; r < starts.length && out.length < this.height; r++) {
+        const start = starts[r]
+        const end = starts[r + 1] ?? text.length
         out.push({ seq: s, row: r, prefix: r === 0 ? prefix : null, indent: r === 0 ? 0 : cols.indent, start, end, ranges })
       }
     }
