@@ -131,3 +131,15 @@ test('the events view follows a reload as it happens: its beginning, the workers
   assert.equal((between.match(/web:\d+ +exited +exited with signal/g) ?? []).length, 2, between)
   await term.keys('q')
 })
+
+test('the events view says why a worker was replaced for its memory', async (t) => {
+  const home = useSupHome(t)
+  // The worker's child holds 150 MiB, over the 120 MiB limit: replaced on the first sample over it.
+  const started = await home.sup(['start', join(APPS, 'memory-hog.js'), '-n', 'hog', '--max-memory-restart', '120M', '--min-uptime', '100'], { env: { HOG_MB: '150' } })
+  assert.equal(started.code, 0, started.stderr)
+  const term = await startTerminal(t, { command: `${process.execPath} ${SUP_BIN} monit`, width: 120, height: 35, env: { SUP_HOME: home.home, NO_COLOR: '1', PATH: process.env.PATH, TERM: 'xterm' } })
+  await term.waitFor((s) => /hog/.test(s), { what: 'hog in the list', timeout: TIMEOUT })
+  await term.keys('e')
+  await term.waitFor((s) => /events of hog/.test(s) && /hog:0 +memory-limit +using \d+ MiB, over max_memory_restart \(120(\.0)? MiB\): replacing it/.test(s), { what: 'the memory limit and why', timeout: TIMEOUT })
+  await term.keys('q')
+})
