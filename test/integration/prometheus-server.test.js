@@ -3,11 +3,12 @@
 // on sup's series: what a fleet's Prometheus and the Grafana dashboard in docs/grafana/ see.
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { sendSignal } from '../../daemon/worker/process-tree.js'
+import { DASHBOARD, dashboardQueries } from '../helpers/grafana.js'
 import { APPS, freePort, httpGet, useSupHome } from '../helpers/sup.js'
 import { waitFor } from '../helpers/wait.js'
 
@@ -32,6 +33,11 @@ test('a real Prometheus scrapes /metrics: up is 1 and sup\'s series answer queri
     '    honor_labels: true',
     '    static_configs:',
     `      - targets: ['127.0.0.1:${metricsPort}']`,
+    // The host label the Grafana dashboard groups by (docs/deploy.md).
+    '    relabel_configs:',
+    '      - source_labels: [__address__]',
+    '        regex: "([^:]+):.*"',
+    '        target_label: host',
     ''
   ].join('\n'))
   const port = await freePort()
@@ -59,14 +65,28 @@ test('a real Prometheus scrapes /metrics: up is 1 and sup\'s series answer queri
 
   const up = await until('up{job="sup"}', (r) => r.length === 1 && r[0].value[1] === '1')
   assert.equal(up[0].metric.job, 'sup')
-  const online = await until('sum(sup_app_state{app="web",state="online"})', (r) => r[0]?.value[1] === '2')
-  assert.equal(online[0].value[1], '2')
+  const serving = await until('sum(sup_app_state{app="web",state="online"})', (r) => r[0]?.value[1] === '2')
+  assert.equal(serving[0].value[1], '2')
   const memory = await until('process_resident_memory_bytes{app="web"}', (r) => r.length === 2)
   assert.deepEqual(memory.map((s) => s.metric.instance).sort(), ['0', '1'])
   assert.ok(memory.every((s) => Number(s.value[1]) > 1024 * 1024))
   // The summary's quantiles are ingested as sup writes them (the agent reports every 5 s).
   const delay = await until('sup_event_loop_delay_seconds{app="web",quantile="0.99"}', (r) => r.length === 2)
   assert.ok(delay.every((s) => Number(s.value[1]) >= 0))
-  // The sup daemon answers its own endpoint all the while.
-  assert.equal((await httpGet(metricsPort, '/metrics')).status, 200)
+  // A reload shows in the decisions counted and in the reload durations.
+  assert.equal((await home.sup(['reload', 'web'])).code, 0)
+  const reloads = await until('sup_reload_duration_seconds_count{app="web",outcome="reloaded"}', (r) => r[0]?.value[1] === '1')
+  assert.equal(reloads[0].metric.host, '127.0.0.1')
+  await until('sup_events_total{app="web",kind="reload"}', (r) => Number(r[0]?.value[1]) >= 2)
+
+  // Every query of the Grafana dashboard is PromQL this Prometheus takes, and answers.
+  const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8'))
+  for (const query of dashboardQueries(dashboard).filter((q) => !q.startsWith('label_values('))) {
+    const expr = query.replaceAll('$__rate_interval', '1m').replace(/\$(job|host|app)\b/g, '.*')
+    const res = await httpGet(port, `/api/v1/query?query=${encodeURIComponent(expr)}`)
+    assert.equal(res.status, 200, `${expr}: ${res.body}`)
+    assert.equal(JSON.parse(res.body).status, 'success')
+  }
+  const [online] = await ask('sum(sup_app_state{job=~".*",host=~".*",app=~".*",state="online"})')
+  assert.equal(online?.value[1], '2', 'the dashboard\'s "Workers online" query counts the two workers')
 })
