@@ -65,6 +65,7 @@ const IPV6_ONLY = 1
  * @property {Map<string, Listener>} listeners
  * @property {Sessions<Member>} sessions
  * @property {number} turn
+ * @property {number} members workers joined and not gone
  */
 
 /**
@@ -105,10 +106,11 @@ export class Router {
   join (config, worker) {
     let app = this.apps.get(config.name)
     if (app === undefined) {
-      app = { name: config.name, options: routeOptions(config), listeners: new Map(), sessions: new Sessions(), turn: 0 }
+      app = { name: config.name, options: routeOptions(config), listeners: new Map(), sessions: new Sessions(), turn: 0, members: 0 }
       this.apps.set(config.name, app)
     }
     app.options = routeOptions(config)
+    app.members++
     /** @type {Member} */
     const member = { worker, app, open: 0, inflight: new Map(), listeners: new Set(), gone: false }
     return {
@@ -306,7 +308,6 @@ export class Router {
     for (const pending of listener.queue) pending.socket.destroy()
     listener.queue = []
     listener.server.close()
-    if (listener.app.listeners.size === 0) this.apps.delete(listener.app.name)
   }
 
   /**
@@ -322,6 +323,8 @@ export class Router {
     member.inflight.clear()
     for (const listener of [...member.listeners]) this.part(member, listener)
     for (const pending of inflight) this.route(pending)
+    // Kept while any worker of the app is: one that listens again finds its port here.
+    if (--member.app.members === 0 && this.apps.get(member.app.name) === member.app) this.apps.delete(member.app.name)
   }
 }
 
