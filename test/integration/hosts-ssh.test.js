@@ -42,7 +42,8 @@ function run (file, args, { env = process.env, timeout = 60_000 } = {}) {
 function ensureUser (name) {
   if (spawnSync('id', ['-u', name]).status !== 0) {
     const made = spawnSync('useradd', ['-m', '-p', '*', '-s', '/bin/sh', name], { encoding: 'utf8' })
-    if (made.status !== 0) throw new Error(`useradd ${name}: ${made.stderr}`)
+    // Another run of this test (a second CI lane) may have made it in the meantime.
+    if (made.status !== 0 && spawnSync('id', ['-u', name]).status !== 0) throw new Error(`useradd ${name}: ${made.stderr}`)
   }
   const entry = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith(`${name}:`))?.split(':')
   if (!entry) throw new Error(`${name} is not in /etc/passwd`)
