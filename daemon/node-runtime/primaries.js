@@ -17,7 +17,8 @@ export const PRIMARY_LINGER_MS = 10_000
 /**
  * @typedef {import('../worker/spawn.js').SpawnedWorker} SpawnedWorker
  * @typedef {{ handle: SpawnedWorker & { pid: number | undefined }, onMessage: (message: unknown) => void, stdout: PassThrough, stderr: PassThrough }} Remote
- * @typedef {{ exec: string, args: string[], execArgv: string[], cwd: string }} ForkSpec
+ * @typedef {{ exec: string, args: string[], execArgv: string[], cwd: string, group: string }} ForkSpec
+ *   group: the app, whose workers that primary relays @socket.io/cluster-adapter's messages between
  */
 
 /** The primaries one daemon runs, one per node binary (its effects hold one, worker/effects.js). */

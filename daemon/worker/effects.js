@@ -6,6 +6,7 @@ import cluster from 'node:cluster'
 import { listDescendants, listMarked, readProcess, sendSignal, signalRecorded } from './process-tree.js'
 import { spawnWorker } from './spawn.js'
 import { Primaries } from '../node-runtime/primaries.js'
+import adapterRelay from '../relay/adapter-relay.cjs'
 import { checkFor } from './checks.js'
 import { preflight } from '../preflight.js'
 
@@ -46,8 +47,8 @@ export function monotonicNow () {
 }
 
 /**
- * The real world, one per daemon: the primaries it runs on other nodes live in it, so two
- * daemons in one process (tests) do not share them.
+ * The real world, one per daemon: the primaries it runs on other nodes and the relay between
+ * its apps' workers live in it, so two daemons in one process (tests) do not share them.
  * @param {{ balance?: import('../../ipc/balance.js').Balance, settings?: (name: string) => Record<string, string> }} [options]
  *   balance: how cluster workers get their connections; Node freezes the policy at the first
  *   fork, so it is set here, before any (docs/architecture.md#balancing); left as it is when not given
@@ -55,9 +56,9 @@ export function monotonicNow () {
  */
 export function realEffects ({ balance, settings } = {}) {
   if (balance) cluster.schedulingPolicy = balance === 'os' ? cluster.SCHED_NONE : cluster.SCHED_RR
-  const primaries = new Primaries()
+  const primary = { primaries: new Primaries(), relay: adapterRelay.createAdapterRelay() }
   return Object.freeze({
-    spawn: (config, env, sockets, runtime) => spawnWorker(primaries, config, env, sockets, runtime),
+    spawn: (config, env, sockets, runtime) => spawnWorker(primary, config, env, sockets, runtime),
     timers: Object.freeze({ setTimeout: (/** @type {() => void} */ fn, /** @type {number} */ ms) => setTimeout(fn, ms), clearTimeout: (/** @type {any} */ timer) => clearTimeout(timer) }),
     now: monotonicNow,
     balance: () => cluster.schedulingPolicy === cluster.SCHED_RR ? 'rr' : 'os',

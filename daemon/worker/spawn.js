@@ -66,22 +66,29 @@ export function replacingEnv (env) {
 }
 
 /**
- * @param {import('../node-runtime/primaries.js').Primaries} primaries the daemon's primaries on other nodes
+ * What the daemon keeps as the cluster primary of its apps: its primaries on other nodes, and
+ * the relay of @socket.io/cluster-adapter's messages between an app's workers.
+ * @typedef {{ primaries: import('../node-runtime/primaries.js').Primaries, relay: import('../relay/adapter-relay.cjs').AdapterRelay }} PrimaryRole
+ */
+
+/**
+ * @param {PrimaryRole} primary
  * @param {import('../../ipc/app-config.js').AppConfig} config
  * @param {Record<string, string>} env the worker's whole environment (nothing is added from the daemon's)
  * @param {import('../sockets/held-sockets.js').HandOver | null} [sockets] the app's held sockets (fork mode, `listen`)
  * @param {import('../node-runtime/resolve.js').Runtime | null} [runtime] the program it runs on (null: the daemon's node, or the interpreter as named)
  * @returns {SpawnedWorker}
  */
-export function spawnWorker (primaries, config, env, sockets = null, runtime = null) {
+export function spawnWorker ({ primaries, relay }, config, env, sockets = null, runtime = null) {
   // Another user (uid/gid): refused here too, for a config that never went through app.start.
   const runAs = resolveRunAs(config)
   const ids = runAs ? { uid: runAs.uid, gid: runAs.gid } : {}
   const workerEnv = runAs ? envFor(env, runAs, config.env) : env
   if (config.exec_mode !== 'cluster') return spawnForkWorker(config, workerEnv, sockets, runtime, ids)
-  if (runtime === null || runtime.own) return forkClusterWorker(config, workerEnv, ids)
-  // Another node: its own primary forks the worker (daemon/node-runtime/primary.cjs).
-  const spec = { exec: config.script, args: config.args, execArgv: [...config.interpreter_args, '--require', AGENT_PATH], cwd: config.cwd, ...ids }
+  if (runtime === null || runtime.own) return forkClusterWorker(config, workerEnv, ids, relay)
+  // Another node: its own primary forks the worker (daemon/node-runtime/primary.cjs), and
+  // relays the adapter's messages between the workers of the app (group) itself.
+  const spec = { exec: config.script, args: config.args, execArgv: [...config.interpreter_args, '--require', AGENT_PATH], cwd: config.cwd, group: config.name, ...ids }
   return primaries.fork(runtime.path, spec, workerEnv, clusterWorkerMessages)
 }
 
@@ -89,9 +96,10 @@ export function spawnWorker (primaries, config, env, sockets = null, runtime = n
  * @param {import('../../ipc/app-config.js').AppConfig} config
  * @param {Record<string, string>} env
  * @param {{ uid?: number, gid?: number }} ids another user's (uid/gid), or none
+ * @param {import('../relay/adapter-relay.cjs').AdapterRelay} relay
  * @returns {SpawnedWorker}
  */
-function forkClusterWorker (config, env, ids) {
+function forkClusterWorker (config, env, ids, relay) {
   cluster.setupPrimary({
     exec: config.script,
     args: config.args,
@@ -103,11 +111,18 @@ function forkClusterWorker (config, env, ids) {
   const worker = cluster.fork(replacingEnv(env))
   const events = new EventEmitter()
   const send = (/** @type {unknown} */ message) => { if (worker.isConnected()) worker.send(/** @type {any} */ (message), undefined, () => {}) }
+  const member = relay.join(config.name, { send: (message, done) => worker.send(/** @type {any} */ (message), undefined, done), connected: () => worker.isConnected() })
+  const onMessage = clusterWorkerMessages(events, send)
   worker.on('listening', () => events.emit('listening'))
-  worker.on('message', clusterWorkerMessages(events, send))
-  worker.on('exit', (code, signal) => events.emit('exit', code, signal))
+  worker.on('message', (message) => { if (!relay.receive(member, message)) onMessage(message) })
+  worker.on('exit', (code, signal) => {
+    relay.leave(member)
+    events.emit('exit', code, signal)
+  })
   // A worker whose IPC channel breaks is still watched through its 'exit'.
   worker.on('error', () => {})
+  // A fork that failed has no 'exit' to come.
+  if (worker.process.pid === undefined) relay.leave(member)
   return {
     pid: worker.process.pid,
     ownGroup: false,
