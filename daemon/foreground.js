@@ -22,6 +22,7 @@ const FORWARDED = /** @type {const} */ (['SIGHUP', 'SIGUSR2'])
  * @property {NodeJS.ProcessEnv} env
  * @property {(text: string) => void} out a chunk for stdout (newline included)
  * @property {(text: string) => void} err a chunk for stderr (newline included)
+ * @property {string} [noInit] as PID 1: why no init was put in front (bin/sup-runtime.js, daemon/reaper.js)
  */
 
 /**
@@ -29,7 +30,7 @@ const FORWARDED = /** @type {const} */ (['SIGHUP', 'SIGUSR2'])
  * @param {RuntimeOptions} options
  * @returns {Promise<number>}
  */
-export async function runForeground ({ configs, json, env, out, err }) {
+export async function runForeground ({ configs, json, env, out, err, noInit }) {
   const say = sayer(json, err)
   const paths = resolvePaths(env)
   // The daemon's own pino log stays in daemon.log; stdout and stderr are the apps'.
@@ -79,7 +80,7 @@ export async function runForeground ({ configs, json, env, out, err }) {
     })
   }
   if (process.pid === 1) {
-    say('warn', 'running as PID 1: processes that your apps leave behind become zombies nobody reaps (Node cannot wait for them); run under an init: docker run --init, or tini (docs/deploy.md)')
+    say('warn', `running as PID 1 (${noInit ?? 'no init'}): processes that your apps leave behind become zombies nobody reaps (Node cannot wait for them); install tini in the image or run under an init: docker run --init (docs/deploy.md)`)
   }
 
   daemon.supervisor.on('log', (entry) => {

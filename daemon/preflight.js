@@ -16,9 +16,10 @@ import { resolveRuntime } from './node-runtime/resolve.js'
  * @param {import('../ipc/app-config.js').AppConfig} config
  * @param {Record<string, string>} env the environment its processes get (the caller's shell
  *   under the app's env): PATH finds the interpreter there, as spawn does
+ * @param {(config: import('../ipc/app-config.js').AppConfig, env: Record<string, string>) => unknown} [resolve] finds its node (the daemon's, which remembers versions)
  * @throws {SupError}
  */
-export function preflight (config, env) {
+export function preflight (config, env, resolve = resolveRuntime) {
   if (!fs.statSync(config.cwd, { throwIfNoEntry: false })?.isDirectory()) throw new SupError('SUP_ERR_CONFIG_CWD_NOT_FOUND', { cwd: config.cwd })
   // interpreter "none": the script is the program (a binary, a command line's shell);
   // otherwise node or the interpreter reads it.
@@ -27,7 +28,7 @@ export function preflight (config, env) {
   checkScript(onPath ?? path.resolve(config.cwd, config.script), runsItself, config)
   if (!runsItself && config.interpreter !== null) checkInterpreter(config.interpreter, config, env)
   // node@22, .nvmrc, bun, deno: found, or SUP_ERR_INTERPRETER_*.
-  resolveRuntime(config, env)
+  resolve(config, env)
 }
 
 /**

@@ -18,7 +18,6 @@ import { memoryEvent, replaceOnce } from './metrics/memory-guard.js'
 import { HeldSockets } from './sockets/held-sockets.js'
 import { InheritedSockets } from './sockets/inherited-sockets.js'
 import { createWorkerStores } from './app/worker-stores.js'
-import { resolveRuntime } from './node-runtime/resolve.js'
 import { resolveRunAs } from './worker/run-as.js'
 
 /**
@@ -385,7 +384,7 @@ export class Supervisor extends EventEmitter {
     const workers = this.resolve(targets, { cwd })
     const apps = new Set(workers.map((w) => this.appOf(w)))
     // A node that cannot be found refuses the restart before any worker stops.
-    for (const app of apps) resolveRuntime(app.config, { ...(shellEnv ?? app.shellEnv), ...app.config.env })
+    for (const app of apps) this.effects.runtime(app.config, { ...(shellEnv ?? app.shellEnv), ...app.config.env })
     if (update?.name) this.rename(workers, update.name)
     for (const app of apps) this.note(app.name, 'restart', `restarted by the user (sup restart${toggleWatch ? ' --watch' : ''})`)
     for (const app of apps) {

@@ -20,7 +20,7 @@ export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
  */
 
 /**
- * @typedef {{ name: string, type: 'counter' | 'gauge', help: string, samples: (w: ExportedWorker) => Array<[Record<string, string>, number]> }} Family
+ * @typedef {{ name: string, type: 'counter' | 'gauge' | 'summary', help: string, samples: (w: ExportedWorker) => Array<[Record<string, string>, number]> }} Family
  */
 
 const STATES = Object.values(STATUS)
@@ -69,10 +69,13 @@ const FAMILIES = [
     help: 'Restarts of the worker caused by its liveness probe, since it was started or reset.',
     samples: (w) => [[{}, w.livenessRestarts ?? 0]]
   },
+  // A summary, so the `quantile` label is what Prometheus expects (promtool flags it on a
+  // gauge). Without _sum and _count: the agent reports quantiles per interval, not a running
+  // count of timer ticks, and both are optional in the text format.
   {
     name: 'sup_event_loop_delay_seconds',
-    type: 'gauge',
-    help: 'Event-loop delay of the worker over the last sampling interval, in seconds (node workers).',
+    type: 'summary',
+    help: 'Event-loop delay of the worker over the agent\'s last interval, in seconds (node workers).',
     samples: (w) => w.running && w.usage.loop_delay
       ? [[{ quantile: '0.5' }, w.usage.loop_delay.p50 / 1000], [{ quantile: '0.99' }, w.usage.loop_delay.p99 / 1000]]
       : []
@@ -90,6 +93,9 @@ const FAMILIES = [
     samples: (w) => w.running && w.usage.heap ? [[{}, w.usage.heap.total]] : []
   }
 ]
+
+/** The names of the families exported, for checks of what dashboards and docs query. */
+export const FAMILY_NAMES = FAMILIES.map((f) => f.name)
 
 /**
  * @param {ExportedWorker[]} workers

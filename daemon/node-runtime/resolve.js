@@ -25,8 +25,7 @@ const VERSION_FILES = /** @type {const} */ (['.nvmrc', '.node-version'])
 const VERSION_SPEC = /^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?$/
 const VERSION_TIMEOUT_MS = 5000
 
-/** @type {Map<string, { mtimeMs: number, version: string | null }>} binary → what it said, while unchanged */
-const versions = new Map()
+/** @typedef {Map<string, { mtimeMs: number, version: string | null }>} Versions binary → what it said, while unchanged */
 
 /** The daemon's own node. */
 const OWN = Object.freeze({ kind: /** @type {const} */ ('node'), path: process.execPath, version: process.version, own: true })
@@ -34,15 +33,16 @@ const OWN = Object.freeze({ kind: /** @type {const} */ ('node'), path: process.e
 /**
  * @param {import('../../ipc/app-config.js').AppConfig} config
  * @param {Record<string, string>} env the caller's shell (PATH, HOME, NVM_DIR) under the app's env
+ * @param {Versions} [versions] what binaries said to --version: a daemon keeps one (runtimeResolver)
  * @returns {Runtime | null} null: another interpreter (python3, bash, ...) or a command, run as it is
  */
-export function resolveRuntime (config, env) {
+export function resolveRuntime (config, env, versions = new Map()) {
   const { interpreter } = config
-  if (interpreter !== null) return OTHER_RUNTIMES.includes(/** @type {any} */ (path.basename(interpreter))) ? resolveOther(config, env) : null
-  if (config.runtime != null) return resolveNode(config.runtime, 'interpreter', config, env)
+  if (interpreter !== null) return OTHER_RUNTIMES.includes(/** @type {any} */ (path.basename(interpreter))) ? resolveOther(config, env, versions) : null
+  if (config.runtime != null) return resolveNode(config.runtime, 'interpreter', config, env, versions)
   for (const file of typeof config.cwd === 'string' ? VERSION_FILES : []) {
     const spec = readVersionFile(path.join(config.cwd, file))
-    if (spec !== null) return resolveNode(spec, file, config, env)
+    if (spec !== null) return resolveNode(spec, file, config, env, versions)
   }
   return { ...OWN, source: 'default' }
 }
@@ -52,13 +52,14 @@ export function resolveRuntime (config, env) {
  * @param {string} source
  * @param {import('../../ipc/app-config.js').AppConfig} config
  * @param {Record<string, string>} env
+ * @param {Versions} versions
  * @returns {Runtime}
  */
-function resolveNode (spec, source, config, env) {
+function resolveNode (spec, source, config, env, versions) {
   // A path only where a path may be given: a version file holds versions ("lts/*" is an alias).
   if (source === 'interpreter' && !spec.startsWith('node@') && spec.includes('/')) {
     const file = path.resolve(config.cwd, spec)
-    const version = versionOf(file, config.name, true)
+    const version = versionOf(file, config.name, true, versions)
     if (!/^v\d+\./.test(version)) throw new SupError('SUP_ERR_INTERPRETER_NOT_EXECUTABLE', { path: file, name: config.name, reason: `answered --version with "${version.slice(0, 40)}", not a node version` })
     return { kind: 'node', path: file, version, own: sameFile(file, process.execPath), source }
   }
@@ -70,7 +71,7 @@ function resolveNode (spec, source, config, env) {
   const matches = (/** @type {string} */ version) => prefix.every((part, i) => parseVersion(version)[i] === part)
   // The daemon's own node when it fits: no second primary, nothing changes ("node": the newest).
   if (prefix.length > 0 && matches(process.version)) return { ...OWN, source }
-  const found = findNodes(prefix[0], env).filter((c) => matches(c.version))
+  const found = findNodes(prefix[0], env, versions).filter((c) => matches(c.version))
   found.sort((a, b) => compareVersions(b.version, a.version))
   if (found.length === 0) {
     const label = asked === version ? `node ${asked}` : `node ${asked} (${version || 'the newest installed'})`
@@ -86,16 +87,17 @@ function resolveNode (spec, source, config, env) {
 /**
  * @param {import('../../ipc/app-config.js').AppConfig} config
  * @param {Record<string, string>} env
+ * @param {Versions} versions
  * @returns {Runtime}
  */
-function resolveOther (config, env) {
+function resolveOther (config, env, versions) {
   const interpreter = /** @type {string} */ (config.interpreter)
   const kind = /** @type {'bun' | 'deno'} */ (path.basename(interpreter))
   const file = interpreter.includes('/') ? path.resolve(config.cwd, interpreter) : findOnPath(interpreter, env.PATH)
   if (file === null || !isExecutableFile(file)) {
     throw new SupError('SUP_ERR_INTERPRETER_NOT_FOUND', { runtime: kind, name: config.name, fix: `install ${kind} (${kind === 'bun' ? 'bun.sh' : 'deno.com'}) where the PATH of "sup start" finds it, or set interpreter to its path` })
   }
-  const version = versionOf(file, config.name, false).replace(/^deno\s+/, '').split(/\s/)[0]
+  const version = versionOf(file, config.name, false, versions).replace(/^deno\s+/, '').split(/\s/)[0]
   return { kind, path: file, version, own: false, source: 'interpreter' }
 }
 
@@ -124,15 +126,16 @@ function nvmDir (env) {
  * or node itself, and those nvm and n installed.
  * @param {number | undefined} major
  * @param {Record<string, string>} env
+ * @param {Versions} versions
  * @returns {Array<{ path: string, version: string }>}
  */
-function findNodes (major, env) {
+function findNodes (major, env, versions) {
   /** @type {Array<{ path: string, version: string }>} */
   const found = []
   const names = major === undefined ? ['node'] : [`node@${major}`, `node${major}`, `node-${major}`, 'node']
   for (const name of names) {
     const file = findOnPath(name, env.PATH)
-    const version = file === null ? null : quietVersionOf(file)
+    const version = file === null ? null : quietVersionOf(file, versions)
     if (file !== null && version !== null) found.push({ path: file, version })
   }
   const dirs = [
@@ -155,23 +158,25 @@ function findNodes (major, env) {
  * @param {string} file absolute
  * @param {string} name the app, for the error
  * @param {boolean} node a node binary is wanted (for the error's words)
+ * @param {Versions} versions
  * @returns {string}
  */
-function versionOf (file, name, node) {
+function versionOf (file, name, node, versions) {
   if (!isExecutableFile(file)) {
     const reason = fs.existsSync(file) ? 'is not an executable file' : 'does not exist'
     throw new SupError('SUP_ERR_INTERPRETER_NOT_EXECUTABLE', { path: file, name, reason })
   }
-  const version = quietVersionOf(file)
+  const version = quietVersionOf(file, versions)
   if (version === null) throw new SupError('SUP_ERR_INTERPRETER_NOT_EXECUTABLE', { path: file, name, reason: `failed to run with --version${node ? ' as a node binary would' : ''}` })
   return version
 }
 
 /**
  * @param {string} file
+ * @param {Versions} versions
  * @returns {string | null}
  */
-function quietVersionOf (file) {
+function quietVersionOf (file, versions) {
   let stat
   try {
     stat = fs.statSync(file)
@@ -233,4 +238,15 @@ function compareVersions (a, b) {
   const [x, y] = [parseVersion(a), parseVersion(b)]
   for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0)
   return 0
+}
+
+/**
+ * resolveRuntime with a memory of what each binary said to --version, one per daemon
+ * (daemon/worker/effects.js): asked once per binary while the file is unchanged.
+ * @returns {(config: import('../../ipc/app-config.js').AppConfig, env: Record<string, string>) => Runtime | null}
+ */
+export function runtimeResolver () {
+  /** @type {Versions} */
+  const versions = new Map()
+  return (config, env) => resolveRuntime(config, env, versions)
 }

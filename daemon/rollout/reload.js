@@ -2,7 +2,6 @@
 // sup reload, sup scale and the graceful replacement of one worker. One rollout per app at a
 // time; `reload all` goes app by app. Cluster apps roll (rollout.js); fork-mode apps have no
 // shared socket to hand over, so their reload is a restart and says so.
-import { resolveRuntime } from '../node-runtime/resolve.js'
 import { SupError } from '../../ipc/errors.js'
 import { lockApps, movesNode, restartWorkers, updateConfig } from '../app/app.js'
 import { DEFAULT_LIMITS, checkLimits, freeInstances, resolveScale } from './plan.js'
@@ -121,7 +120,7 @@ async function reloadApp (app, workers, { config: newConfig, shellEnv, limits })
   const config = newConfig ? Object.freeze({ ...newConfig }) : app.config
   const env = shellEnv ?? app.shellEnv
   // A runtime that cannot be found refuses the reload before any worker is touched.
-  const next = resolveRuntime(config, { ...env, ...config.env })
+  const next = app.effects.runtime(config, { ...env, ...config.env })
   const whole = workers.length === app.workers.length
   // A cluster app on a new node restarts: the new node's primary cannot listen on the old one's port.
   const moving = whole && config.exec_mode === 'cluster' && movesNode(workers, () => next)

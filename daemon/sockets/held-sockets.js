@@ -23,11 +23,11 @@ export const BACKLOG = 511
 
 /**
  * listen(2) on fd 3 and exit: process.exit runs before the event loop could accept anything.
- * Node reports a failed listen on the next tick and drops the server's handle at once, so a
- * missing handle means it failed (EADDRINUSE: another socket listens on that address).
+ * Node reports a failed listen on the next tick, but `server.listening` is false at once
+ * (EADDRINUSE: another socket listens on that address).
  */
 const LISTEN_HELPER = `const s = require('node:net').createServer().listen({ fd: 3, backlog: ${BACKLOG} })
-if (s._handle) process.exit(0)
+if (s.listening) process.exit(0)
 s.on('error', (err) => { process.stderr.write(String(err.code || err.message)); process.exit(1) })`
 
 /**

@@ -3,12 +3,13 @@
 // the process tree and the cluster's balancing. Worker, rollout and reload take it passed in,
 // so unit tests drive a rollout or the stop ladder with a fake process and a fake clock.
 import cluster from 'node:cluster'
-import { listDescendants, listMarked, readProcess, sendSignal, signalRecorded } from './process-tree.js'
-import { spawnWorker } from './spawn.js'
+import { ProcessTable } from './process-tree.js'
+import { ParentDeathSignal, spawnWorker } from './spawn.js'
 import { Primaries } from '../node-runtime/primaries.js'
 import adapterRelay from '../relay/adapter-relay.cjs'
 import { checkFor } from './checks.js'
 import { preflight } from '../preflight.js'
+import { runtimeResolver } from '../node-runtime/resolve.js'
 
 /**
  * @typedef {{ setTimeout: (fn: () => void, ms: number) => any, clearTimeout: (timer: any) => void }} Timers
@@ -32,7 +33,9 @@ import { preflight } from '../preflight.js'
  *   their connections: 'rr', the primary hands each one out (and a gated worker is skipped)
  * @property {ProcessTree} tree
  * @property {typeof checkFor} check a probe's check, made from the daemon (http, tcp, exec)
- * @property {typeof preflight} preflight throws why an app cannot start at all, before its first spawn
+ * @property {(config: import('../../ipc/app-config.js').AppConfig, env: Record<string, string>) => void} preflight throws why an app cannot start at all, before its first spawn
+ * @property {(config: import('../../ipc/app-config.js').AppConfig, env: Record<string, string>) => import('../node-runtime/resolve.js').Runtime | null} runtime
+ *   the program a new process of `config` runs on (throws a SupError when there is none)
  * @property {(name: string) => Record<string, string>} [settings] an app's `sup set` values
  *   (daemon/settings.js), read at each start; none when not given
  */
@@ -47,8 +50,9 @@ export function monotonicNow () {
 }
 
 /**
- * The real world, one per daemon: the primaries it runs on other nodes and the relay between
- * its apps' workers live in it, so two daemons in one process (tests) do not share them.
+ * The real world, one per daemon: the primaries it runs on other nodes, the relay between its
+ * apps' workers, the process table's shared scans and the setpriv it found live in it, so two
+ * daemons in one process (tests) share none of them.
  * @param {{ balance?: import('../../ipc/balance.js').Balance, settings?: (name: string) => Record<string, string> }} [options]
  *   balance: how cluster workers get their connections; Node freezes the policy at the first
  *   fork, so it is set here, before any (docs/architecture.md#balancing); left as it is when not given
@@ -56,15 +60,17 @@ export function monotonicNow () {
  */
 export function realEffects ({ balance, settings } = {}) {
   if (balance) cluster.schedulingPolicy = balance === 'os' ? cluster.SCHED_NONE : cluster.SCHED_RR
-  const primary = { primaries: new Primaries(), relay: adapterRelay.createAdapterRelay() }
+  const spawning = { primaries: new Primaries(), parentDeath: new ParentDeathSignal(), relay: adapterRelay.createAdapterRelay() }
+  const runtime = runtimeResolver()
   return Object.freeze({
-    spawn: (config, env, sockets, runtime) => spawnWorker(primary, config, env, sockets, runtime),
+    spawn: (config, env, sockets, runtime) => spawnWorker(spawning, config, env, sockets, runtime),
     timers: Object.freeze({ setTimeout: (/** @type {() => void} */ fn, /** @type {number} */ ms) => setTimeout(fn, ms), clearTimeout: (/** @type {any} */ timer) => clearTimeout(timer) }),
     now: monotonicNow,
     balance: () => cluster.schedulingPolicy === cluster.SCHED_RR ? 'rr' : 'os',
     check: checkFor,
-    preflight,
-    tree: Object.freeze({ list: (/** @type {number} */ pid) => listDescendants(pid), signal: sendSignal, signalRecorded, marked: listMarked, read: readProcess }),
+    preflight: (config, env) => preflight(config, env, runtime),
+    runtime,
+    tree: Object.freeze(new ProcessTable()),
     ...(settings ? { settings } : {})
   })
 }

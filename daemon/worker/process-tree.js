@@ -12,23 +12,13 @@ import { readdirSync, readFileSync } from 'node:fs'
  * with the pid it names one process for good, since pids are reused and start times are not.
  */
 
-/** The scan begun in this tick, shared by every caller of the same tick. @type {Promise<ProcInfo[]> | null} */
-let tickScan = null
-
 /**
- * Every process on the machine with its parent and start time. Callers in the same tick
- * share one scan: `sup delete` of an app stops all its workers in one tick, and each used to
- * read the whole of /proc for itself, one file per process, before its SIGINT could go out
- * (docs/benchmarks.md, lifecycle). A later tick always gets a scan of its own, so nobody
- * gets a picture older than its call.
+ * Every process on the machine with its parent and start time, read afresh. Callers that
+ * should share one scan go through a ProcessTable.
  * @returns {Promise<ProcInfo[]>}
  */
 export function listProcesses () {
-  if (!tickScan) {
-    tickScan = process.platform === 'linux' ? listFromProc() : listFromPs()
-    process.nextTick(() => { tickScan = null })
-  }
-  return tickScan
+  return process.platform === 'linux' ? listFromProc() : listFromPs()
 }
 
 /**
@@ -147,59 +137,23 @@ export async function listDescendants (rootPid, processes) {
 /** The variable each worker carries, and every process it starts inherits (daemon/worker/worker.js). */
 export const TOKEN_VAR = 'SUP_WORKER_TOKEN'
 
-/** Our own start time in ticks since boot: processes started before the daemon are never a worker's. */
-let ownStart = /** @type {Promise<number> | null} */ (null)
-
 /** The token in a /proc/<pid>/environ (NUL-separated). */
 const TOKEN_PATTERN = new RegExp(`(?:^|\\0)${TOKEN_VAR}=([^\\0]*)`)
 
 /** How long sweeps wait to share one scan of /proc (a crash loop exits many times a second). */
 export const SWEEP_BATCH_MS = 300
 
-/** @type {{ wanted: Map<string, number>, result: Promise<Map<string, ProcInfo[]>> } | null} */
-let batch = null
-
-/**
- * The processes that carry `token` in their environment: a worker's descendants even after
- * they left its tree (a daemonised grandchild, re-parented to init, in a session of its own).
- * Like systemd's control group, minus the kernel's help: a process that cleared its
- * environment is not found. Linux only (elsewhere: none).
- * Cheap enough to run at every exit: the calls of SWEEP_BATCH_MS share one scan, and only
- * processes started since the oldest of their workers are read. A sweep per exit, each reading
- * every process's environment, kept the thread pool so busy that a reload beside a
- * crash-looping app took 16 s instead of 4.
- * @param {string} token
- * @param {string | null} [since] start time (ticks since boot) of the process the token was given to
- * @returns {Promise<ProcInfo[]>}
- */
-export async function listMarked (token, since = null) {
-  if (process.platform !== 'linux') return []
-  ownStart ??= readProcess(process.pid).then((self) => Number(self?.startTime ?? 0))
-  const from = since === null ? await ownStart : Number(since)
-  if (!batch) {
-    const wanted = new Map()
-    batch = {
-      wanted,
-      result: new Promise((resolve) => setTimeout(resolve, SWEEP_BATCH_MS)).then(() => {
-        batch = null
-        return sweep(wanted)
-      })
-    }
-  }
-  batch.wanted.set(token, Math.min(from, batch.wanted.get(token) ?? Infinity))
-  return (await batch.result).get(token) ?? []
-}
-
 /**
  * One scan for every token asked for.
  * @param {Map<string, number>} wanted token → start time from which to look
+ * @param {ProcInfo[]} processes every process
  * @returns {Promise<Map<string, ProcInfo[]>>}
  */
-async function sweep (wanted) {
+async function sweep (wanted, processes) {
   const from = Math.min(...wanted.values())
   /** @type {Map<string, ProcInfo[]>} */
   const found = new Map()
-  const candidates = (await listProcesses()).filter((p) => Number(p.startTime) >= from && p.pid !== process.pid)
+  const candidates = processes.filter((p) => Number(p.startTime) >= from && p.pid !== process.pid)
   const marked = await readInChunks(candidates, (proc) => {
     let env
     try {
@@ -243,11 +197,12 @@ export async function listMarkedByDaemon (daemonPid, since) {
  * Signal the processes that are still the ones we recorded (same pid and start time).
  * @param {ProcInfo[]} recorded
  * @param {NodeJS.Signals} signal
+ * @param {() => Promise<ProcInfo[]>} [scan] every process (default: a fresh scan)
  * @returns {Promise<number>} how many were signalled
  */
-export async function signalRecorded (recorded, signal) {
+export async function signalRecorded (recorded, signal, scan = listProcesses) {
   if (recorded.length === 0) return 0
-  const current = new Map((await listProcesses()).map((p) => [p.pid, p.startTime]))
+  const current = new Map((await scan()).map((p) => [p.pid, p.startTime]))
   let count = 0
   for (const proc of recorded) {
     if (current.get(proc.pid) !== proc.startTime) continue
@@ -267,5 +222,100 @@ export function sendSignal (pid, signal) {
     return true
   } catch {
     return false
+  }
+}
+
+/**
+ * The daemon's view of the process table, one per daemon (daemon/worker/effects.js): the scans
+ * its callers share live here, not in the module, so two daemons in one process (tests) never
+ * see each other's. It is the stop ladder's ProcessTree.
+ */
+export class ProcessTable {
+  /** The scan begun in this tick, shared by every caller of the same tick. @type {Promise<ProcInfo[]> | null} */
+  #tickScan = null
+  /** Our own start time in ticks since boot: processes started before the daemon are never a worker's. @type {Promise<number> | null} */
+  #ownStart = null
+  /** The sweep that callers of the next SWEEP_BATCH_MS join. @type {{ wanted: Map<string, number>, result: Promise<Map<string, ProcInfo[]>> } | null} */
+  #batch = null
+
+  /**
+   * Every process on the machine with its parent and start time. Callers in the same tick
+   * share one scan: `sup delete` of an app stops all its workers in one tick, and each used to
+   * read the whole of /proc for itself, one file per process, before its SIGINT could go out
+   * (docs/benchmarks.md, lifecycle). A later tick always gets a scan of its own, so nobody
+   * gets a picture older than its call.
+   * @returns {Promise<ProcInfo[]>}
+   */
+  scan () {
+    if (!this.#tickScan) {
+      this.#tickScan = listProcesses()
+      process.nextTick(() => { this.#tickScan = null })
+    }
+    return this.#tickScan
+  }
+
+  /**
+   * The descendants of pid, nearest first.
+   * @param {number} pid
+   */
+  async list (pid) {
+    return listDescendants(pid, await this.scan())
+  }
+
+  /**
+   * @param {number} pid
+   * @param {NodeJS.Signals | 0} signal
+   */
+  signal (pid, signal) {
+    return sendSignal(pid, signal)
+  }
+
+  /**
+   * @param {number} pid
+   * @returns {Promise<ProcInfo | null>}
+   */
+  read (pid) {
+    return readProcess(pid)
+  }
+
+  /**
+   * Signal the processes that are still the ones we recorded (same pid and start time).
+   * @param {ProcInfo[]} recorded
+   * @param {NodeJS.Signals} signal
+   * @returns {Promise<number>} how many were signalled
+   */
+  signalRecorded (recorded, signal) {
+    return signalRecorded(recorded, signal, () => this.scan())
+  }
+
+  /**
+   * The processes that carry `token` in their environment: a worker's descendants even after
+   * they left its tree (a daemonised grandchild, re-parented to init, in a session of its own).
+   * Like systemd's control group, minus the kernel's help: a process that cleared its
+   * environment is not found. Linux only (elsewhere: none).
+   * Cheap enough to run at every exit: the calls of SWEEP_BATCH_MS share one scan, and only
+   * processes started since the oldest of their workers are read. A sweep per exit, each reading
+   * every process's environment, kept the thread pool so busy that a reload beside a
+   * crash-looping app took 16 s instead of 4.
+   * @param {string} token
+   * @param {string | null} [since] start time (ticks since boot) of the process the token was given to
+   * @returns {Promise<ProcInfo[]>}
+   */
+  async marked (token, since = null) {
+    if (process.platform !== 'linux') return []
+    this.#ownStart ??= readProcess(process.pid).then((self) => Number(self?.startTime ?? 0))
+    const from = since === null ? await this.#ownStart : Number(since)
+    if (!this.#batch) {
+      const wanted = new Map()
+      this.#batch = {
+        wanted,
+        result: new Promise((resolve) => setTimeout(resolve, SWEEP_BATCH_MS)).then(async () => {
+          this.#batch = null
+          return sweep(wanted, await this.scan())
+        })
+      }
+    }
+    this.#batch.wanted.set(token, Math.min(from, this.#batch.wanted.get(token) ?? Infinity))
+    return (await this.#batch.result).get(token) ?? []
   }
 }

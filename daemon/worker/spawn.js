@@ -66,25 +66,26 @@ export function replacingEnv (env) {
 }
 
 /**
- * What the daemon keeps as the cluster primary of its apps: its primaries on other nodes, and
- * the relay of @socket.io/cluster-adapter's messages between an app's workers.
- * @typedef {{ primaries: import('../node-runtime/primaries.js').Primaries, relay: import('../relay/adapter-relay.cjs').AdapterRelay }} PrimaryRole
+ * @typedef {object} SpawnContext what spawning keeps for the daemon that owns it
+ * @property {import('../node-runtime/primaries.js').Primaries} primaries the daemon's primaries on other nodes
+ * @property {ParentDeathSignal} parentDeath
+ * @property {import('../relay/adapter-relay.cjs').AdapterRelay} relay @socket.io/cluster-adapter's messages between an app's workers
  */
 
 /**
- * @param {PrimaryRole} primary
+ * @param {SpawnContext} context
  * @param {import('../../ipc/app-config.js').AppConfig} config
  * @param {Record<string, string>} env the worker's whole environment (nothing is added from the daemon's)
  * @param {import('../sockets/held-sockets.js').HandOver | null} [sockets] the app's held sockets (fork mode, `listen`)
  * @param {import('../node-runtime/resolve.js').Runtime | null} [runtime] the program it runs on (null: the daemon's node, or the interpreter as named)
  * @returns {SpawnedWorker}
  */
-export function spawnWorker ({ primaries, relay }, config, env, sockets = null, runtime = null) {
+export function spawnWorker ({ primaries, parentDeath, relay }, config, env, sockets = null, runtime = null) {
   // Another user (uid/gid): refused here too, for a config that never went through app.start.
   const runAs = resolveRunAs(config)
   const ids = runAs ? { uid: runAs.uid, gid: runAs.gid } : {}
   const workerEnv = runAs ? envFor(env, runAs, config.env) : env
-  if (config.exec_mode !== 'cluster') return spawnForkWorker(config, workerEnv, sockets, runtime, ids)
+  if (config.exec_mode !== 'cluster') return spawnForkWorker(config, workerEnv, sockets, runtime, ids, parentDeath)
   if (runtime === null || runtime.own) return forkClusterWorker(config, workerEnv, ids, relay)
   // Another node: its own primary forks the worker (daemon/node-runtime/primary.cjs), and
   // relays the adapter's messages between the workers of the app (group) itself.
@@ -139,11 +140,12 @@ function forkClusterWorker (config, env, ids, relay) {
  * @param {import('../sockets/held-sockets.js').HandOver | null} sockets
  * @param {import('../node-runtime/resolve.js').Runtime | null} runtime
  * @param {{ uid?: number, gid?: number }} ids another user's (uid/gid), or none
+ * @param {ParentDeathSignal} parentDeath
  * @returns {SpawnedWorker}
  */
-function spawnForkWorker (config, env, sockets, runtime, ids) {
+function spawnForkWorker (config, env, sockets, runtime, ids, parentDeath) {
   const plain = buildCommand(config, runtime)
-  const { command, args, node } = withParentDeathSignal(sockets ? withListenPid(plain) : plain)
+  const { command, args, node } = parentDeath.wrap(sockets ? withListenPid(plain) : plain)
   // Held sockets become the child's fds 3, 4, … as systemd passes them; the IPC channel
   // (node workers) comes after them, wherever NODE_CHANNEL_FD says.
   const inherited = sockets ? sockets.fds : []
@@ -196,22 +198,26 @@ export function buildCommand (config, runtime = null) {
 // The exec wrapper that sets LISTEN_PID is shared with the CLI, which starts a socket-activated daemon the same way.
 export { LISTEN_PID_SHELL, withListenPid } from '../../ipc/listen-fds.js'
 
-/** null: not looked for yet; false: not available. */
-/** @type {string | false | null} */
-let setprivPath = null
-
 /**
  * A fork-mode worker must not outlive a daemon that dies without stopping it (kill -9, OOM):
  * on Linux, util-linux's `setpriv --pdeathsig` asks the kernel to send it SIGTERM when the
  * daemon's thread that spawned it ends, then exec()s the real command, so the worker keeps the
  * same pid and nothing stays in between. Node cannot call prctl(PR_SET_PDEATHSIG) itself.
  * Where setpriv is missing, the next daemon still stops the orphan (daemon/dump/reap-previous.js).
- * @param {{ command: string, args: string[], node: boolean }} cmd
+ * One per daemon (daemon/worker/effects.js): it looks for setpriv once, at the first spawn.
  */
-export function withParentDeathSignal (cmd) {
-  setprivPath ??= findSetpriv()
-  if (!setprivPath) return cmd
-  return { ...cmd, command: setprivPath, args: ['--pdeathsig', 'TERM', '--', cmd.command, ...cmd.args] }
+export class ParentDeathSignal {
+  /** null: not looked for yet; false: not available. @type {string | false | null} */
+  #setpriv = null
+
+  /**
+   * @param {{ command: string, args: string[], node: boolean }} cmd
+   */
+  wrap (cmd) {
+    this.#setpriv ??= findSetpriv()
+    if (!this.#setpriv) return cmd
+    return { ...cmd, command: this.#setpriv, args: ['--pdeathsig', 'TERM', '--', cmd.command, ...cmd.args] }
+  }
 }
 
 /** @returns {string | false} */

@@ -13,7 +13,6 @@ import { readAgentReport } from './agent-report.js'
 import { realEffects } from './effects.js'
 import { TOKEN_VAR } from './process-tree.js'
 import { buildWorkerEnv, usesAgent } from './spawn.js'
-import { resolveRuntime } from '../node-runtime/resolve.js'
 
 /**
  * @typedef {import('./revision.js').Revision} Revision
@@ -242,7 +241,7 @@ export class Worker extends EventEmitter {
    */
   nextRuntime () {
     const { config, shellEnv } = this.revision
-    return resolveRuntime(config, { ...shellEnv, ...config.env })
+    return this.effects.runtime(config, { ...shellEnv, ...config.env })
   }
 
   /**

@@ -141,6 +141,7 @@ export function fakeEffects ({ balance = 'rr', onSpawn = () => {}, onSignal, onM
     check: (target, context) => () => onCheck(/** @type {any} */ (target), context),
     // The fake apps' files do not exist: only the node they ask for is looked up, as the daemon does.
     preflight: (config, env) => { resolveRuntime(config, env) },
+    runtime: (config, env) => resolveRuntime(config, env),
     spawn (config, env) {
       const proc = new FakeProcess(failSpawn ? undefined : nextPid++, config, env)
       spawned.push(proc)

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url'
 import { killDaemon, readDaemonPid } from '../../client/daemon.js'
 import { listDescendants, sendSignal } from '../../daemon/worker/process-tree.js'
 import { resolvePaths } from '../../ipc/paths.js'
-import { killEverythingOf } from './procs.js'
+import { killEverythingOf, processesOfHome } from './procs.js'
 import { isProcessRunning } from '../../ipc/process-status.js'
 import { PROTOCOL_VERSION } from '../../ipc/methods.js'
 import { connect } from '../../ipc/transport.js'
@@ -89,7 +89,11 @@ export function useSupHome (t) {
  * @param {Array<() => void>} [beforeRemoval]
  */
 async function cleanUp (paths, beforeRemoval = []) {
-  const pid = readDaemonPid(paths)
+  // daemon.pid is a number in a file, not proof: a sup-runtime that was PID 1 of a PID
+  // namespace wrote 1 there, and SIGKILLing "1 and its descendants" from here once took down
+  // the whole machine's process tree. Only a process that carries this home is ours.
+  const recorded = readDaemonPid(paths)
+  const pid = recorded && processesOfHome(paths.home).some((p) => p.pid === recorded) ? recorded : undefined
   const tree = pid ? [pid, ...(await listDescendants(pid)).map((p) => p.pid)] : []
   await stopDaemon(paths)
   for (const p of tree) sendSignal(p, 'SIGKILL')

@@ -1,5 +1,6 @@
 // @ts-check
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -50,6 +51,24 @@ test('sup metrics --port serves the Prometheus text format; --off closes it', as
 
   assert.equal((await home.sup(['metrics', '--off'])).code, 0)
   await assert.rejects(httpGet(port, '/metrics'), /ECONNREFUSED/)
+})
+
+const PROMTOOL = spawnSync('promtool', ['--version']).status === 0
+
+test('promtool check metrics: a live daemon\'s /metrics has no warnings (needs promtool)', { skip: !PROMTOOL && 'promtool is not installed (Debian: apt-get install prometheus; test/system-deps.js does it as root)' }, async (t) => {
+  const home = useSupHome(t)
+  const appPort = await freePort()
+  const port = await freePort()
+  assert.equal((await home.sup(['metrics', '--port', String(port)])).code, 0)
+  assert.equal((await home.sup(['start', join(APPS, 'http-server.js'), '-i', '2', '-n', 'web'], { env: { PORT: String(appPort) } })).code, 0)
+  assert.equal((await home.sup(['start', join(APPS, 'worker.py'), '--min-uptime', '200'])).code, 0)
+  // Every family with samples: the agent's figures are there once both workers reported.
+  await waitForMetrics(home, (all) => all.filter((s) => s.name === 'web' && s.loop_delay && s.heap).length === 2, { what: 'both web workers with agent figures', apps: ['web'] })
+  const body = (await httpGet(port, '/metrics')).body
+  assert.ok(parsePrometheus(body).get('sup_event_loop_delay_seconds')?.samples.length === 4, body)
+  const lint = spawnSync('promtool', ['check', 'metrics'], { input: body, encoding: 'utf8' })
+  assert.equal(lint.stdout + lint.stderr, '', `promtool's findings on:\n${body}`)
+  assert.equal(lint.status, 0)
 })
 
 test('SUP_METRICS_PORT opens the endpoint when the daemon starts', async (t) => {

@@ -3,13 +3,13 @@
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
 import { EventEmitter } from 'node:events'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { APPS, ROOT, freePort, httpGet, isAlive, useSupHome, waitForExit } from '../helpers/sup.js'
 import { killEverythingOf, pidsRunning } from '../helpers/procs.js'
 import { waitForHttp } from '../helpers/under-load.js'
-import { waitForEvent } from '../helpers/wait.js'
+import { waitFor, waitForEvent } from '../helpers/wait.js'
 
 const RUNTIME = join(ROOT, 'bin', 'sup-runtime.js')
 
@@ -151,12 +151,82 @@ function unshareCommand () {
   return null
 }
 
-test('sup-runtime as PID 1 (a PID namespace) warns about zombies, and stops on SIGTERM', async (t) => {
+/**
+ * The processes below `root` (its descendants), from /proc: pid, parent, state, name.
+ * @param {number} root
+ */
+function descendantsOf (root) {
+  /** @type {{ pid: number, ppid: number, state: string, comm: string }[]} */
+  const all = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const close = stat.lastIndexOf(')')
+      const [state, ppid] = stat.slice(close + 2).split(' ')
+      all.push({ pid: Number(entry), ppid: Number(ppid), state, comm: stat.slice(stat.indexOf('(') + 1, close) })
+    } catch {}
+  }
+  const below = new Set([root])
+  for (let grew = true; grew;) {
+    grew = false
+    for (const p of all) {
+      if (!below.has(p.pid) && below.has(p.ppid)) { below.add(p.pid); grew = true }
+    }
+  }
+  below.delete(root)
+  return all.filter((p) => below.has(p.pid))
+}
+
+/**
+ * Run orphaner.sh under sup-runtime as PID 1 of a PID namespace; once its 20 orphans have all
+ * ended, wait for the zombie count to settle at `zombies`, then stop the runtime with SIGTERM.
+ * @param {import('node:test').TestContext} t
+ * @param {string[]} command the unshare command
+ * @param {Record<string, string>} env
+ * @param {number} zombies
+ */
+async function orphansUnderPid1 (t, command, env, zombies) {
+  const home = useSupHome(t)
+  const rt = startRuntime(t, home, [join(APPS, 'orphaner.sh')], { command, env })
+  await rt.waitForLine('out', /orphaner\[0\] \| orphaned 20/)
+  const tree = () => descendantsOf(/** @type {number} */ (rt.child.pid))
+  await waitFor(() => tree().filter((p) => p.comm === 'sleep' && p.state !== 'Z').length === 1, { what: 'the 20 orphaned sleeps to end (only sleep 1000 left)', timeout: 15_000, show: () => JSON.stringify(tree()) })
+  await waitFor(() => tree().filter((p) => p.state === 'Z').length === zombies, { what: `${zombies} zombies in the namespace`, timeout: 10_000, show: () => JSON.stringify(tree()) })
+  // unshare --fork waits for its one child, the namespace's PID 1.
+  const pid1 = tree().find((p) => p.ppid === rt.child.pid)
+  assert.ok(pid1, 'the namespace has a PID 1')
+  process.kill(pid1.pid, 'SIGTERM')
+  assert.equal((await rt.exited).code, 0, rt.lines.err.join('\n'))
+  assert.deepEqual(tree(), [], 'nothing left in the namespace')
+  assert.deepEqual(pidsRunning(home.home, 'orphaner.sh'), [])
+  return { rt, pid1 }
+}
+
+test('sup-runtime as PID 1 (a PID namespace, root or user namespaces) puts tini in front: no zombies, SIGTERM exits 0', async (t) => {
+  const command = unshareCommand()
+  if (!command) return t.skip('this machine cannot create a PID namespace (unshare needs root or user namespaces)')
+  if (!existsSync('/usr/bin/tini')) return t.skip('tini is not installed (test/system-deps.js installs it on Debian as root)')
+  const { rt, pid1 } = await orphansUnderPid1(t, command, {}, 0)
+  assert.doesNotMatch(rt.lines.err.join('\n'), /running as PID 1/, 'no warning: an init reaps')
+  // Node with process.execve becomes tini in place; Node 20 starts tini -s below itself.
+  assert.equal(pid1.comm, typeof (/** @type {{ execve?: unknown }} */ (/** @type {unknown} */ (process))).execve === 'function' ? 'tini' : 'node')
+})
+
+test('sup-runtime as PID 1 with SUP_RUNTIME_INIT=none warns, and its orphans stay zombies (what tini is for)', async (t) => {
+  const command = unshareCommand()
+  if (!command) return t.skip('this machine cannot create a PID namespace (unshare needs root or user namespaces)')
+  const { rt, pid1 } = await orphansUnderPid1(t, command, { SUP_RUNTIME_INIT: 'none' }, 20)
+  assert.match(rt.lines.err.join('\n'), /running as PID 1 \(SUP_RUNTIME_INIT=none\): processes that your apps leave behind become zombies/)
+  assert.equal(pid1.comm, 'node')
+})
+
+test('sup-runtime as PID 1 (a PID namespace) without an init (SUP_RUNTIME_INIT=none) still stops on SIGTERM and leaves nothing', async (t) => {
   const command = unshareCommand()
   if (!command) return t.skip('this machine cannot create a PID namespace (unshare needs root or user namespaces)')
   const home = useSupHome(t)
-  const rt = startRuntime(t, home, [join(APPS, 'signal-logger.js')], { command })
-  await rt.waitForLine('err', /running as PID 1: processes that your apps leave behind become zombies/)
+  const rt = startRuntime(t, home, [join(APPS, 'signal-logger.js')], { command, env: { SUP_RUNTIME_INIT: 'none' } })
+  await rt.waitForLine('err', /running as PID 1 .*: processes that your apps leave behind become zombies/)
   await rt.waitForLine('out', /signal-logger\[0\] \| ready/)
   // unshare --fork waits for its child, the runtime: PID 1 inside, an ordinary pid outside.
   const inner = pidsRunning(home.home, RUNTIME).find((pid) => pid !== rt.child.pid)

@@ -29,6 +29,7 @@ describe('renderPrometheus', () => {
     assert.equal(value('process_start_time_seconds'), 1_700_000_000.5)
     assert.equal(families.get('sup_restarts_total')?.type, 'counter')
     assert.equal(value('sup_restarts_total'), 2)
+    assert.equal(families.get('sup_event_loop_delay_seconds')?.type, 'summary', 'a quantile label belongs to a summary (promtool check metrics)')
     assert.equal(value('sup_event_loop_delay_seconds', { quantile: '0.5' }), 0.0005)
     assert.equal(value('sup_event_loop_delay_seconds', { quantile: '0.99' }), 0.012)
     assert.equal(value('sup_heap_used_bytes'), 10)

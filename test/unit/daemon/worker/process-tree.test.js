@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { describe, test } from 'node:test'
-import { TOKEN_VAR, listDescendants, listMarked, listProcesses, parseStat, readProcess, sendSignal, signalRecorded } from '../../../../daemon/worker/process-tree.js'
+import { ProcessTable, TOKEN_VAR, listDescendants, listProcesses, parseStat, readProcess, sendSignal, signalRecorded } from '../../../../daemon/worker/process-tree.js'
 import { waitForEvent } from '../../../helpers/wait.js'
 
 /** @typedef {import('../../../../daemon/worker/process-tree.js').ProcInfo} ProcInfo */
@@ -99,12 +99,13 @@ describe('on this machine', { skip: process.platform === 'win32' && 'POSIX only'
     const a = await marked('t-a')
     const b = await marked('t-ab')
     const since = (await readProcess(a))?.startTime ?? null
-    const [foundA, foundB, none] = await Promise.all([listMarked('t-a', since), listMarked('t-ab', since), listMarked('t-other', since)])
+    const table = new ProcessTable()
+    const [foundA, foundB, none] = await Promise.all([table.marked('t-a', since), table.marked('t-ab', since), table.marked('t-other', since)])
     assert.deepEqual(foundA.map((p) => p.pid), [a], 'exact token, not a prefix of another')
     assert.deepEqual(foundB.map((p) => p.pid), [b])
     assert.deepEqual(none, [])
     // A start time after the process's own: it is not the worker's (a reused token cannot reach back).
-    assert.deepEqual(await listMarked('t-a', String(Number(since) + 1e9)), [])
+    assert.deepEqual(await table.marked('t-a', String(Number(since) + 1e9)), [])
   })
 
   test('listProcesses includes this process', async () => {
@@ -155,11 +156,21 @@ describe('on this machine', { skip: process.platform === 'win32' && 'POSIX only'
 })
 
 test('calls in one tick share one scan; a later tick scans again', async () => {
-  const first = listProcesses()
-  const second = listProcesses()
+  const table = new ProcessTable()
+  const first = table.scan()
+  const second = table.scan()
   assert.equal(first, second)
   await first
-  const later = listProcesses()
+  const later = table.scan()
   assert.notEqual(later, first)
   await later
+})
+
+test('two tables share nothing (two daemons in one process); a bare listProcesses is always a scan of its own', async () => {
+  const a = new ProcessTable()
+  const b = new ProcessTable()
+  const first = a.scan()
+  assert.notEqual(b.scan(), first)
+  assert.notEqual(listProcesses(), listProcesses())
+  await first
 })
