@@ -1,13 +1,20 @@
 // @ts-check
 // sup monit: the terminal dashboard. Follows the daemon's stream (metrics, logs, state),
 // redraws at most a few times a second, and keeps waiting when the daemon goes away.
+// Every key goes through one table (monit/keys.js) to a handler of `handlers` below.
 import { createRequire } from 'node:module'
 import { SupError } from '../../ipc/errors.js'
 import { METHODS } from '../../ipc/methods.js'
 import { connectDaemon } from '../daemon.js'
 import { colorEnabled } from '../format.js'
+import { ACTIONS } from '../monit/actions.js'
+import { createDetailView } from '../monit/detail.js'
+import { createHostSampler } from '../monit/host.js'
+import { GLOBAL, MOVED, createKeymap, keyName } from '../monit/keys.js'
 import { MonitModel } from '../monit/model.js'
+import { renderHeader } from '../monit/render.js'
 import { createView } from '../monit/view.js'
+import { installView } from '../monit/views.js'
 
 /** Frames at most this often: the stream can bring many log lines a second. */
 const MIN_FRAME_MS = 250
@@ -15,14 +22,12 @@ const MIN_FRAME_MS = 250
 const RECONNECT_MS = 1000
 /** How long a message in the footer stays. */
 const MESSAGE_MS = 5000
+/** How often the host's totals in the header are read. */
+const HOST_MS = 2000
 /** Log lines fetched per app when monit connects. */
 const INITIAL_LOG_LINES = 100
-
-const ACTIONS = /** @type {const} */ ({
-  restart: { method: 'app.restart', doing: 'restarting', done: 'restarted' },
-  reload: { method: 'app.reload', doing: 'reloading', done: 'reloaded' },
-  stop: { method: 'app.stop', doing: 'stopping', done: 'stopped' }
-})
+/** The full-screen views, in the order Tab visits them (monit/views.js says how to add one). */
+const VIEWS = [createDetailView]
 
 /** @param {import('../cli.js').CommandContext} ctx */
 export async function run ({ paths, io }) {
@@ -46,14 +51,45 @@ export async function run ({ paths, io }) {
   let retryTimer = null
   /** @type {() => void} */
   let wakeRetry = () => {}
+  /**
+   * What the keys act on: the screen shown, the help's scroll, a question waiting for y/n, the
+   * filter being typed, the mouse.
+   * @type {{ screen: string, help: { offset: number } | null, answer: ((yes: boolean) => void) | null, typing: boolean, mouse: boolean }}
+   */
+  const ui = { screen: 'list', help: null, answer: null, typing: false, mouse: false }
 
+  const sampleHost = createHostSampler()
+  let host = sampleHost()
+  const hostTimer = setInterval(() => { host = sampleHost(); redraw() }, HOST_MS)
+
+  const keymap = createKeymap()
+  const helpLines = () => keymap.helpLines(view.unicode, view.helpWidth())
+  /** @type {Map<string, import('../monit/views.js').MonitView>} */
+  const views = new Map()
+
+  const draw = () => {
+    const current = views.get(ui.screen)
+    const filter = ui.typing ? `/${model.filter}_` : ''
+    const workers = [...model.workers.values()]
+    const counts = { apps: model.apps().size, workers: workers.length, online: workers.filter((w) => w.status === 'online').length }
+    view.draw(model, {
+      header: renderHeader(host, counts, view.screen.width, view.unicode),
+      status: connected ? (filter || message) : waiting,
+      connected,
+      screen: ui.screen,
+      hints: ui.typing ? ['Enter keep', 'Esc clear'] : keymap.hints(ui.screen),
+      page: current ? (width, height) => current.render(width, height) : null,
+      pageTitle: current ? (current.label?.() ?? current.title) : null,
+      help: ui.help ? { lines: helpLines(), offset: ui.help.offset } : null
+    })
+  }
   const redraw = () => {
     if (life.stopped) return
     if (frameTimer) {
       dirty = true
       return
     }
-    view.draw(model, { status: connected ? message : waiting, connected })
+    draw()
     frameTimer = setTimeout(() => {
       frameTimer = null
       if (dirty) {
@@ -62,6 +98,11 @@ export async function run ({ paths, io }) {
       }
     }, MIN_FRAME_MS)
   }
+  /** A key's answer shows now, not at the next frame. */
+  const redrawNow = () => {
+    if (life.stopped) return
+    draw()
+  }
   /** @param {string} text */
   const say = (text) => {
     message = text
@@ -69,6 +110,143 @@ export async function run ({ paths, io }) {
     messageTimer = setTimeout(() => { message = ''; redraw() }, MESSAGE_MS)
     redraw()
   }
+  /**
+   * Ask a yes/no question; the next key answers it (y: yes, anything else: no).
+   * @param {string} question
+   * @returns {Promise<boolean>}
+   */
+  const confirm = (question) => new Promise((resolve) => {
+    view.ask(question)
+    ui.answer = (yes) => {
+      ui.answer = null
+      view.ask(null)
+      resolve(yes)
+    }
+  })
+  /** @param {string} method @param {Record<string, unknown>} [params] */
+  const request = (method, params) => {
+    if (!conn || !connected) return Promise.reject(new Error('not connected to the daemon'))
+    return conn.request(method, params)
+  }
+
+  /** @param {string} verb a key of ACTIONS */
+  const act = async (verb) => {
+    const selected = model.selected()
+    if (!selected || !conn) return
+    const action = ACTIONS[verb]
+    if (!(action.method in METHODS)) return say(`${verb} is not available yet`)
+    const question = action.ask(selected)
+    if (question !== null && !(await confirm(question))) return redraw()
+    const what = action.method === 'app.restart' || action.method === 'app.stop' || action.method === 'app.reload' ? selected.label : selected.app
+    say(`${action.doing} ${what}...`)
+    try {
+      await request(action.method, action.params(selected))
+      say(`${action.done} ${what}`)
+    } catch (err) {
+      say(`sup: ${/** @type {Error} */ (err).message}`)
+    }
+  }
+
+  /** @param {import('../monit/views.js').MonitView} shown */
+  const open = (shown) => {
+    ui.screen = shown.name
+    redrawNow()
+    Promise.resolve(shown.open?.()).catch((err) => say(`sup: ${err.message}`))
+  }
+
+  /** @type {Record<string, () => void | Promise<void>>} */
+  const handlers = {
+    help: () => { ui.help = { offset: 0 } },
+    'help.down': () => { if (ui.help) ui.help.offset = Math.max(0, Math.min(helpLines().length - view.helpHeight(), ui.help.offset + view.helpHeight() - 1)) },
+    'help.up': () => { if (ui.help) ui.help.offset = Math.max(0, ui.help.offset - view.helpHeight() + 1) },
+    back: () => {
+      if (ui.screen !== 'list') ui.screen = 'list'
+      else if (model.filter) model.setFilter('')
+    },
+    'view.next': () => {
+      const order = ['list', ...views.keys()]
+      const next = order[(order.indexOf(ui.screen) + 1) % order.length]
+      const shown = views.get(next)
+      if (shown) open(shown)
+      else ui.screen = 'list'
+    },
+    mouse: () => {
+      ui.mouse = !ui.mouse
+      if (ui.mouse) view.screen.enableMouse()
+      else view.screen.program.disableMouse()
+      say(ui.mouse ? 'mouse on: click selects, the wheel scrolls (m: off, to select text)' : 'mouse off: the terminal selects text again')
+    },
+    down: () => model.move(1),
+    up: () => model.move(-1),
+    'page.down': () => model.move(Math.max(1, view.screen.height - 6)),
+    'page.up': () => model.move(-Math.max(1, view.screen.height - 6)),
+    top: () => model.moveTo('first'),
+    bottom: () => model.moveTo('last'),
+    expand: () => model.toggle(),
+    filter: () => { ui.typing = true },
+    'sort.cpu': () => model.setSort('cpu'),
+    'sort.memory': () => model.setSort('memory'),
+    'sort.restarts': () => model.setSort('restarts'),
+    'sort.uptime': () => model.setSort('uptime'),
+    'sort.name': () => model.setSort('name'),
+    ...Object.fromEntries(Object.keys(ACTIONS).map((verb) => [verb, () => act(verb)]))
+  }
+  /** @type {import('../monit/views.js').ViewContext} */
+  const context = { model, request, redraw, say, confirm, pageHeight: view.pageHeight, style: view.style }
+  for (const make of VIEWS) {
+    const made = make(context)
+    views.set(made.name, made)
+    installView(keymap, handlers, made, open)
+  }
+
+  /**
+   * A key typed into the filter: text narrows the list as it is typed.
+   * @param {string} key
+   * @param {string | undefined} ch
+   */
+  const typeFilter = (key, ch) => {
+    if (key === 'enter') ui.typing = false
+    else if (key === 'escape') {
+      ui.typing = false
+      model.setFilter('')
+    } else if (key === 'backspace') model.setFilter(model.filter.slice(0, -1))
+    else if (key === 'C-u') model.setFilter('')
+    else if (key === 'space') model.setFilter(model.filter + ' ')
+    else if (ch && key === ch && model.filter.length < 100) model.setFilter(model.filter + ch)
+  }
+
+  /** @type {(value?: unknown) => void} */
+  let quit = () => {}
+  const done = new Promise((resolve) => { quit = resolve })
+
+  view.screen.on('keypress', (/** @type {string | undefined} */ ch, /** @type {any} */ raw) => {
+    const key = keyName(ch, raw)
+    if (key === 'C-c') return quit()
+    if (ui.answer) return ui.answer(key === 'y')
+    if (ui.typing) {
+      typeFilter(key, ch)
+      return redrawNow()
+    }
+    if (ui.help) {
+      const binding = keymap.lookup('help', key)
+      if (binding?.action === 'quit') return quit()
+      if (binding?.action === 'help.down' || binding?.action === 'help.up') handlers[binding.action]()
+      else ui.help = null
+      return redrawNow()
+    }
+    const binding = keymap.lookup(ui.screen, key)
+    if (!binding) {
+      const moved = /** @type {Record<string, string>} */ (MOVED)[key]
+      if (moved && ui.screen === 'list' && !keymap.lookup(GLOBAL, key)) say(`${key} ${moved}; ? lists the keys`)
+      return
+    }
+    if (binding.action === 'quit') return quit()
+    const handler = handlers[binding.action]
+    if (!handler) return say(`${key}: ${binding.help} is not available yet`)
+    Promise.resolve(handler()).catch((err) => say(`sup: ${err.message}`))
+    redrawNow()
+  })
+  view.screen.on('resize', () => redraw())
 
   /** @type {import('../../ipc/events.js').TopicHandlers} */
   const onEvents = {
@@ -114,45 +292,15 @@ export async function run ({ paths, io }) {
     }
   }
 
-  /** @param {keyof typeof ACTIONS} verb */
-  const act = async (verb) => {
-    const selected = model.selected()
-    if (!selected || !conn || view.isPrompting()) return
-    const action = ACTIONS[verb]
-    if (!(action.method in METHODS)) return say(`${verb} is not available yet`)
-    const count = selected.workers.length
-    const ok = await view.confirm(`${verb} ${selected.label} (${count} worker${count === 1 ? '' : 's'})?`)
-    if (!ok || !conn) return redraw()
-    say(`${action.doing} ${selected.label}...`)
-    try {
-      await conn.request(action.method, { targets: [selected.target] })
-      say(`${action.done} ${selected.label}`)
-    } catch (err) {
-      say(`sup: ${/** @type {Error} */ (err).message}`)
-    }
-  }
-
-  const { screen } = view
-  const guard = (/** @type {() => void} */ fn) => () => { if (!view.isPrompting()) { fn(); redraw() } }
-  screen.key(['up', 'k'], guard(() => model.move(-1)))
-  screen.key(['down', 'j'], guard(() => model.move(1)))
-  screen.key(['enter'], guard(() => model.toggle()))
-  screen.key(['r'], () => { act('restart') })
-  screen.key(['l'], () => { act('reload') })
-  screen.key(['s'], () => { act('stop') })
-  screen.on('resize', () => redraw())
-
-  const done = new Promise((resolve) => {
-    const quit = () => resolve(undefined)
-    screen.key(['q', 'C-c'], () => { if (!view.isPrompting()) quit() })
-    process.once('SIGTERM', quit)
-    // No SIGHUP handler: the terminal is gone, there is nothing to restore, and restoring it
-    // anyway makes node abort at exit (its tcsetattr on a hung-up tty fails with EIO).
-  })
+  process.once('SIGTERM', quit)
+  // No SIGHUP handler: the terminal is gone, there is nothing to restore, and restoring it
+  // anyway makes node abort at exit (its tcsetattr on a hung-up tty fails with EIO).
   redraw()
   follow()
   await done
   life.stopped = true
+  ui.answer?.(false)
+  clearInterval(hostTimer)
   for (const timer of [frameTimer, messageTimer, retryTimer]) if (timer) clearTimeout(timer)
   wakeRetry()
   // Give the terminal back exactly as we found it before anything else can fail.

@@ -10,6 +10,14 @@ export const LOG_LINES = 300
 /** An app whose workers crashed this many times within CRASH_WINDOW_MS is shown as crashing. */
 export const CRASH_COUNT = 2
 export const CRASH_WINDOW_MS = 60_000
+/** The columns the list sorts by; each starts in the order a person looks for first. */
+export const SORTS = /** @type {const} */ ({
+  cpu: { label: 'cpu', descending: true },
+  memory: { label: 'mem', descending: true },
+  restarts: { label: 'rst', descending: true },
+  uptime: { label: 'up', descending: true },
+  name: { label: 'name', descending: false }
+})
 /** The events that are a worker going down on its own (docs/events.md). */
 const CRASH_KINDS = new Set(['restarting', 'crash-loop', 'spawn-error', 'liveness', 'killed'])
 
@@ -24,6 +32,7 @@ const CRASH_KINDS = new Set(['restarting', 'crash-loop', 'spawn-error', 'livenes
  *   its crashes within CRASH_WINDOW_MS and the newest, whose message says why
  * @typedef {{ kind: 'app', name: string, workers: WorkerView[], expanded: boolean, crashing?: Crashing | null }
  *   | { kind: 'worker', worker: WorkerView, last: boolean }} Line
+ * @typedef {keyof typeof SORTS} SortKey
  */
 
 export class MonitModel {
@@ -42,6 +51,30 @@ export class MonitModel {
     this.crashes = new Map()
     /** The clock crashes are counted against (tests set it). */
     this.now = Date.now
+    /** Apps shown: those whose name, namespace or a worker's status contains this (any case). */
+    this.filter = ''
+    /** @type {{ key: SortKey | null, reverse: boolean }} null: the order the apps were started in */
+    this.sort = { key: null, reverse: false }
+  }
+
+  /** @param {string} text */
+  setFilter (text) {
+    this.filter = text
+    this.keepSelection()
+  }
+
+  /**
+   * Sort by a column; the same column again reverses the order.
+   * @param {SortKey} key
+   */
+  setSort (key) {
+    this.sort = this.sort.key === key ? { key, reverse: !this.sort.reverse } : { key, reverse: false }
+  }
+
+  /** Whether a sort column is descending now (the header's arrow). */
+  descending () {
+    const { key, reverse } = this.sort
+    return key !== null && SORTS[key].descending !== reverse
   }
 
   /**
@@ -92,6 +125,7 @@ export class MonitModel {
 
   /** @param {import('../../ipc/events.js').MetricsEvent} sample */
   applyMetrics (sample) {
+    const known = this.workers.has(sample.id)
     this.workers.set(sample.id, { ...this.workers.get(sample.id), ...sample })
     const series = this.seriesOf(sample.id)
     series.cpu.push(sample.cpu)
@@ -101,7 +135,8 @@ export class MonitModel {
     if (series.cpu.length > HISTORY_POINTS) {
       for (const column of Object.values(series)) column.splice(0, column.length - HISTORY_POINTS)
     }
-    this.keepSelection()
+    // Fifty workers send a sample a second each: only a new worker can change the lines.
+    if (!known) this.keepSelection()
   }
 
   /**
@@ -160,13 +195,26 @@ export class MonitModel {
     return apps
   }
 
-  /** The rows of the left pane, top to bottom. @returns {Line[]} */
+  /** The rows of the left pane, top to bottom: filtered, then sorted. @returns {Line[]} */
   lines () {
+    const needle = this.filter.toLowerCase()
+    const apps = []
+    for (const [name, workers] of this.apps()) {
+      const crashing = this.crashing(name, workers)
+      if (needle && !matches(needle, name, workers, crashing)) continue
+      apps.push({ name, workers, crashing })
+    }
+    const { key } = this.sort
+    if (key !== null) {
+      const sign = this.descending() ? -1 : 1
+      // Stable: equal apps keep the start order.
+      apps.sort((a, b) => sign * compare(sortValue(key, a.name, a.workers), sortValue(key, b.name, b.workers)))
+    }
     /** @type {Line[]} */
     const lines = []
-    for (const [name, workers] of this.apps()) {
+    for (const { name, workers, crashing } of apps) {
       const expanded = this.expanded.has(name)
-      lines.push({ kind: 'app', name, workers, expanded, crashing: this.crashing(name, workers) })
+      lines.push({ kind: 'app', name, workers, expanded, crashing })
       if (expanded) workers.forEach((worker, i) => lines.push({ kind: 'worker', worker, last: i === workers.length - 1 }))
     }
     return lines
@@ -180,12 +228,17 @@ export class MonitModel {
     return Math.max(0, i)
   }
 
-  /** @param {number} delta */
+  /** @param {number} delta lines down (negative: up); past either end stops there */
   move (delta) {
     const lines = this.lines()
     if (lines.length === 0) return
     const i = Math.min(lines.length - 1, Math.max(0, this.selectedIndex() + delta))
     this.select(lines[i])
+  }
+
+  /** @param {'first' | 'last'} end */
+  moveTo (end) {
+    this.move(end === 'first' ? -Infinity : Infinity)
   }
 
   /** Enter: expand or collapse the selected app (or the app of the selected worker). */
@@ -220,17 +273,20 @@ export class MonitModel {
 
   /**
    * What the selection names, for the right pane and for actions.
-   * @returns {{ label: string, target: string, workers: WorkerView[], crashing: Crashing | null } | null}
+   * @returns {{ label: string, target: string, app: string, size: number, workers: WorkerView[], crashing: Crashing | null } | null}
+   *   app: the app of the selection; size: how many workers that app has
    */
   selected () {
     const sel = this.selection
     if (!sel) return null
     if (sel.kind === 'app') {
       const workers = this.apps().get(sel.name) ?? []
-      return { label: sel.name, target: sel.name, workers, crashing: this.crashing(sel.name, workers) }
+      return { label: sel.name, target: sel.name, app: sel.name, size: workers.length, workers, crashing: this.crashing(sel.name, workers) }
     }
     const worker = this.workers.get(sel.id)
-    return worker ? { label: `${worker.name}[${worker.instance}] #${worker.id}`, target: String(worker.id), workers: [worker], crashing: this.crashing(worker.name, [worker]) } : null
+    if (!worker) return null
+    const size = this.apps().get(worker.name)?.length ?? 1
+    return { label: `${worker.name}[${worker.instance}] #${worker.id}`, target: String(worker.id), app: worker.name, size, workers: [worker], crashing: this.crashing(worker.name, [worker]) }
   }
 
   /**
@@ -271,6 +327,36 @@ export class MonitModel {
     }
     return out.reverse()
   }
+}
+
+/**
+ * @param {string} needle lower case
+ * @param {string} name
+ * @param {WorkerView[]} workers
+ * @param {Crashing | null} crashing
+ */
+function matches (needle, name, workers, crashing) {
+  if (name.toLowerCase().includes(needle)) return true
+  if (crashing && 'crashing'.includes(needle)) return true
+  return workers.some((w) => (w.namespace ?? '').toLowerCase().includes(needle) || w.status.includes(needle))
+}
+
+/**
+ * @param {SortKey} key
+ * @param {string} name
+ * @param {WorkerView[]} workers
+ * @returns {number | string}
+ */
+function sortValue (key, name, workers) {
+  if (key === 'name') return name
+  if (key === 'uptime') return Math.max(0, ...workers.map((w) => w.uptime))
+  return sum(workers.map((w) => w[key] ?? 0))
+}
+
+/** @param {number | string} a @param {number | string} b */
+function compare (a, b) {
+  if (typeof a === 'string' && typeof b === 'string') return a.localeCompare(b)
+  return Number(a) - Number(b)
 }
 
 /** @param {number[]} values */

@@ -53,15 +53,108 @@ export function formatCpu (cpu) {
 }
 
 /** Columns of the left pane after the name. */
-const COLUMNS = /** @type {const} */ ([['status', 8, 'left'], ['cpu', 6, 'right'], ['mem', 7, 'right'], ['rst', 3, 'right'], ['up', 4, 'right']])
-const FIXED = COLUMNS.reduce((n, [, w]) => n + w + 1, 0)
+const COLUMNS = /** @type {const} */ ([['status', 8, 'left'], ['cpu', 6, 'right'], ['mem', 7, 'right'], ['rst', 4, 'right'], ['up', 4, 'right']])
+/** The name column is never narrower than this: columns on the right go first (up, rst, mem). */
+const NAME_MIN = 14
 
 /**
- * The header of the left pane.
+ * The columns shown in a list `width` wide, and the name column's width.
  * @param {number} width
  */
-export function renderListHeader (width) {
-  return fit('name', width - FIXED) + COLUMNS.map(([label, w, align]) => ' ' + fit(label, w, align)).join('')
+export function columnsFor (width) {
+  let count = COLUMNS.length
+  const fixed = (/** @type {number} */ n) => COLUMNS.slice(0, n).reduce((sum, [, w]) => sum + w + 1, 0)
+  while (count > 1 && width - fixed(count) < NAME_MIN) count--
+  return { columns: COLUMNS.slice(0, count), name: Math.max(4, width - fixed(count)) }
+}
+
+/** How wide a list wants to be for names up to `longest` characters: 24 to 40 for the name column. @param {number} longest */
+export function listWidthFor (longest) {
+  return Math.min(40, Math.max(24, longest)) + COLUMNS.reduce((n, [, w]) => n + w + 1, 0)
+}
+
+/**
+ * What an app that keeps going down last did, in a word or two: 'exit 1', 'SIGSEGV', 'EACCES'.
+ * @param {import('../../ipc/events.js').SupEvent} event
+ */
+export function lastExitOf (event) {
+  const data = /** @type {Record<string, unknown>} */ (event.data ?? {})
+  if (event.kind === 'spawn-error') return typeof data.code === 'string' ? data.code : 'spawn error'
+  if (event.kind === 'memory-limit') return 'memory limit'
+  if (event.kind === 'liveness') return 'liveness'
+  if (event.kind === 'killed') return 'SIGKILL'
+  if (typeof data.signal === 'string') return data.signal
+  if (typeof data.code === 'number') return `exit ${data.code}`
+  return event.kind
+}
+
+/**
+ * The header of the left pane; the column the list is sorted by carries an arrow.
+ * @param {number} width
+ * @param {{ label: string, descending: boolean } | null} [sort]
+ * @param {boolean} [unicode]
+ */
+export function renderListHeader (width, sort = null, unicode = true) {
+  const mark = (/** @type {string} */ label) => sort?.label === label ? label + (sort.descending ? (unicode ? '↓' : 'v') : (unicode ? '↑' : '^')) : label
+  const shown = columnsFor(width)
+  return fit(mark('name'), shown.name) + shown.columns.map(([label, w, align]) => ' ' + fit(mark(label), w, align)).join('')
+}
+
+/**
+ * The first line: the host's totals, then how many apps and workers are shown. Plain text.
+ * @param {import('./host.js').HostTotals | null} host
+ * @param {{ apps: number, workers: number, online: number }} counts
+ * @param {number} width
+ * @param {boolean} unicode
+ */
+export function renderHeader (host, counts, width, unicode) {
+  const sep = unicode ? ' · ' : ' | '
+  const parts = []
+  if (host) {
+    parts.push(`host cpu ${host.cpu === null ? '-' : formatCpu(host.cpu)} of ${host.cores} core${host.cores === 1 ? '' : 's'}`)
+    parts.push(`mem ${formatBytes(host.used)}/${formatBytes(host.total)} (${Math.round((100 * host.used) / Math.max(1, host.total))}%)`)
+    parts.push(`load ${host.load.map((l) => l.toFixed(2)).join(' ')}`)
+  }
+  parts.push(`${counts.apps} app${counts.apps === 1 ? '' : 's'}, ${counts.online}/${counts.workers} workers online`)
+  let line = ''
+  for (const part of parts) {
+    const next = line ? line + sep + part : part
+    if (next.length > width) break
+    line = next
+  }
+  return line
+}
+
+/**
+ * The footer: as many whole key hints as fit beside the message (on the right), never a word
+ * cut; a message longer than the line is cut at a word, with '~'.
+ * @param {string[]} hints
+ * @param {string} message
+ * @param {number} width
+ * @param {boolean} unicode
+ * @returns {{ keys: string, gap: string, message: string }} plain text, together at most width
+ */
+export function renderFooter (hints, message, width, unicode) {
+  const sep = unicode ? ' · ' : ' | '
+  const said = cutAtWord(message, width)
+  const room = width - (said ? said.length + 2 : 0)
+  let keys = ''
+  for (const hint of hints) {
+    const next = keys ? keys + sep + hint : hint
+    if (next.length > room) break
+    keys = next
+  }
+  return { keys, gap: ' '.repeat(Math.max(0, width - keys.length - said.length)), message: said }
+}
+
+/**
+ * @param {string} text
+ * @param {number} width
+ */
+export function cutAtWord (text, width) {
+  if (text.length <= width) return text
+  const space = text.lastIndexOf(' ', width - 1)
+  return text.slice(0, space > 0 ? space : Math.max(0, width - 1)) + '~'
 }
 
 /**
@@ -72,7 +165,9 @@ export function renderListHeader (width) {
  * @param {Style} style
  */
 export function renderLine (line, width, selected, style) {
-  const nameWidth = Math.max(4, width - FIXED)
+  const shown = columnsFor(width)
+  const nameWidth = shown.name
+  let why = ''
   let name, status, cpu, memory, restarts, uptime, statusColor
   if (line.kind === 'app') {
     const { workers } = line
@@ -86,6 +181,11 @@ export function renderLine (line, width, selected, style) {
       statusColor = 'red'
     }
     name = `${line.expanded ? '▾' : '▸'} ${line.name}${line.expanded ? '' : ` (${workers.length})`}`
+    // How it last went down, where the eye is: the code or signal, then why.
+    if (line.crashing) {
+      const reason = workers.map((w) => w.last_exit?.reason).find((r) => r) ?? line.crashing.last.message
+      why = ` ${lastExitOf(line.crashing.last)}: ${reason}`
+    }
     cpu = workers.reduce((n, w) => n + w.cpu, 0)
     memory = workers.reduce((n, w) => n + w.memory, 0)
     restarts = workers.reduce((n, w) => n + w.restarts, 0)
@@ -103,13 +203,12 @@ export function renderLine (line, width, selected, style) {
     uptime = w.uptime
   }
   if (!style.unicode) name = name.replace('▾', 'v').replace('▸', '>').replace('└', '`').replace('├', '|')
+  const nameCell = fit(name + why, nameWidth)
+  const values = [formatCpu(cpu), formatBytes(memory), String(restarts), formatDuration(uptime)]
   const cells = [
-    escapeTags(fit(name, nameWidth)),
+    why && nameCell.length > name.length ? escapeTags(nameCell.slice(0, name.length)) + paint('red', escapeTags(nameCell.slice(name.length)), style) : escapeTags(nameCell),
     paint(statusColor, escapeTags(fit(status, 8)), style),
-    fit(formatCpu(cpu), 6, 'right'),
-    fit(formatBytes(memory), 7, 'right'),
-    fit(String(restarts), 3, 'right'),
-    fit(formatDuration(uptime), 4, 'right')
+    ...shown.columns.slice(1).map(([, w, align], i) => fit(values[i], w, align))
   ]
   const text = cells.join(' ')
   return selected ? `{inverse}${text}{/inverse}` : text

@@ -1,11 +1,26 @@
 // @ts-check
-// The blessed screen of `sup monit`: four boxes (apps, figures, logs, footer) and a confirm
-// prompt, laid out for the terminal's size and redrawn from the model. Only this module and
-// the monit command touch blessed; the command imports it lazily.
-import { renderFigures, renderLine, renderListHeader, renderLogs, escapeTags } from './render.js'
+// The blessed screen of `sup monit`: the list screen (apps, figures, logs), a full-screen page
+// for the other views (detail, and those registered by monit/views.js), the help overlay, a
+// confirm prompt and the footer, laid out for the terminal's size and redrawn from the model.
+// Only this module and the monit command touch blessed; the command imports it lazily.
+import { SORTS } from './model.js'
+import { listWidthFor, renderFigures, renderFooter, renderLine, renderListHeader, renderLogs, escapeTags } from './render.js'
 
-/** Below this width the right-hand panes go under the list instead of beside it. */
-const SIDE_BY_SIDE_MIN = 80
+/** Below this width the right-hand panes go under the list instead of beside it (80 columns
+ * side by side left both too narrow: names cut at 9 characters, charts 30 wide). */
+const SIDE_BY_SIDE_MIN = 100
+
+/**
+ * @typedef {object} DrawState
+ * @property {string} status the footer's message (or why the daemon cannot be reached)
+ * @property {boolean} connected
+ * @property {string} screen 'list', or the view shown full-screen
+ * @property {string[]} hints the footer's key list
+ * @property {string} [header] the first line (host totals, sort, filter)
+ * @property {((width: number, height: number) => string) | null} [page] the full-screen view's text
+ * @property {string | null} [pageTitle]
+ * @property {{ lines: string[], offset: number } | null} [help]
+ */
 
 /**
  * @param {any} blessed the blessed module
@@ -20,72 +35,114 @@ export function createView (blessed, { color, title, input, output }) {
   const style = { color, unicode }
   const border = { type: 'line' }
   const boxStyle = color ? { border: { fg: 'gray' }, label: { bold: true } } : {}
+  const header = blessed.box({ parent: screen, height: 1, top: 0, left: 0, width: '100%', tags: true })
   const list = blessed.box({ parent: screen, label: ' apps ', border, tags: true, wrap: false, style: boxStyle })
   const figures = blessed.box({ parent: screen, label: ' figures ', border, tags: true, wrap: false, style: boxStyle })
   const logs = blessed.box({ parent: screen, label: ' logs ', border, tags: true, wrap: false, style: boxStyle })
+  const page = blessed.box({ parent: screen, hidden: true, border, tags: true, wrap: false, style: boxStyle })
+  const help = blessed.box({ parent: screen, hidden: true, label: ' keys ', border, tags: true, wrap: false, style: boxStyle })
   const footer = blessed.box({ parent: screen, height: 1, bottom: 0, left: 0, width: '100%', tags: true })
   const prompt = blessed.box({ parent: screen, hidden: true, top: 'center', left: 'center', width: 50, height: 5, border, tags: true, style: color ? { border: { fg: 'yellow' } } : {} })
 
-  function layout () {
+  /** @param {number} longest the longest name cell wanted */
+  function layout (longest) {
     const width = screen.width
-    const height = screen.height - 1
+    const height = screen.height - 2
     const side = width >= SIDE_BY_SIDE_MIN
-    const listWidth = side ? Math.max(46, Math.floor(width * 0.5)) : width
+    // As wide as the names need (up to 40), at most half the screen: the charts get the rest.
+    const listWidth = side ? Math.min(Math.floor(width * 0.5), listWidthFor(longest + 6) + 2) : width
     const listHeight = side ? height : Math.max(6, Math.floor(height * 0.4))
-    Object.assign(list.position, { top: 0, left: 0, width: listWidth, height: listHeight })
+    Object.assign(list.position, { top: 1, left: 0, width: listWidth, height: listHeight })
     const right = { left: side ? listWidth : 0, width: side ? width - listWidth : width }
     const top = side ? 0 : listHeight
     const rest = height - top
     const figuresHeight = Math.min(rest - 3, Math.max(8, Math.floor(rest * 0.5)))
-    Object.assign(figures.position, { top, height: figuresHeight, ...right })
-    Object.assign(logs.position, { top: top + figuresHeight, height: rest - figuresHeight, ...right })
+    Object.assign(figures.position, { top: 1 + top, height: figuresHeight, ...right })
+    Object.assign(logs.position, { top: 1 + top + figuresHeight, height: rest - figuresHeight, ...right })
+    Object.assign(page.position, { top: 1, left: 0, width, height })
+    Object.assign(help.position, { top: 1, left: Math.max(0, Math.floor((width - Math.min(width, 100)) / 2)), width: Math.min(width, 100), height })
     prompt.width = Math.min(60, width - 4)
+  }
+
+  /** @param {any} box */
+  const inner = (box) => ({ width: Math.max(1, box.width - 2), height: Math.max(1, box.height - 2) })
+
+  /**
+   * @param {import('./model.js').MonitModel} model
+   * @param {DrawState} state
+   */
+  function draw (model, state) {
+    // A crashing app's line says why after its name: room for that too.
+    layout(Math.max(0, ...model.lines().map((l) => l.kind === 'app' ? l.name.length + 6 + (l.crashing ? 40 : 0) : 0)))
+    header.setContent(escapeTags((state.header ?? '').slice(0, screen.width)))
+    const onList = state.screen === 'list' || !state.page
+    for (const box of [list, figures, logs]) box[onList ? 'show' : 'hide']()
+    page[onList ? 'hide' : 'show']()
+    if (onList) drawList(model, state)
+    else if (state.page) {
+      const p = inner(page)
+      page.setLabel(` ${escapeTags(state.pageTitle ?? state.screen)} `)
+      page.setContent(state.page(p.width, p.height))
+    }
+    if (state.help) {
+      const h = inner(help)
+      const lines = state.help.lines.slice(state.help.offset, state.help.offset + h.height)
+      const more = state.help.offset + h.height < state.help.lines.length
+      help.setLabel(more ? ' keys (PgDn: more) ' : ' keys ')
+      help.setContent(lines.map((l) => escapeTags(l.slice(0, h.width))).join('\n'))
+      help.show()
+    } else {
+      help.hide()
+    }
+    const said = renderFooter(state.hints, state.status, screen.width - 1, unicode)
+    const message = color && !state.connected ? `{red-fg}${escapeTags(said.message)}{/red-fg}` : escapeTags(said.message)
+    footer.setContent(`${escapeTags(said.keys)}${said.gap}${message}`)
+    screen.render()
   }
 
   /**
    * @param {import('./model.js').MonitModel} model
-   * @param {{ status: string, connected: boolean }} state
+   * @param {DrawState} state
    */
-  function draw (model, state) {
-    layout()
-    const inner = (/** @type {any} */ box) => ({ width: Math.max(1, box.width - 2), height: Math.max(1, box.height - 2) })
+  function drawList (model, state) {
     const l = inner(list)
     const lines = model.lines()
     const selected = model.selectedIndex()
     // Keep the selected line in view.
     const visible = l.height - 1
     const first = Math.max(0, Math.min(selected - visible + 1, lines.length - visible))
-    const body = lines.slice(Math.max(0, first), Math.max(0, first) + visible).map((line, i) => renderLine(line, l.width, i + Math.max(0, first) === selected, style))
-    list.setContent([`{underline}${escapeTags(renderListHeader(l.width))}{/underline}`, ...(lines.length === 0 ? [state.connected ? 'no apps (start one with: sup start app.js)' : ''] : body)].join('\n'))
+    const body = lines.slice(first, first + visible).map((line, i) => renderLine(line, l.width, i + first === selected, style))
+    const sort = model.sort.key ? { label: SORTS[model.sort.key].label, descending: model.descending() } : null
+    const empty = model.workers.size > 0 ? `nothing matches "${model.filter}" (Esc clears the filter)` : state.connected ? 'no apps (start one with: sup start app.js)' : ''
+    list.setContent([`{underline}${escapeTags(renderListHeader(l.width, sort, unicode))}{/underline}`, ...(lines.length === 0 ? [escapeTags(empty)] : body)].join('\n'))
+    list.setLabel(model.filter ? ` apps /${escapeTags(model.filter)} ` : ' apps ')
     const f = inner(figures)
     figures.setContent(renderFigures(model.selected(), model.selectedSeries(), f.width, f.height, style))
     const g = inner(logs)
     logs.setContent(renderLogs(model.selectedLogs(g.height), g.width, style))
-    logs.setLabel(` logs ${model.selected()?.label ?? ''} `)
-    const keys = style.unicode ? '↑↓/jk select · ⏎ expand · r restart · l reload · s stop · q quit' : 'up/down/jk select | enter expand | r restart | l reload | s stop | q quit'
-    const status = state.status ? ` ${state.status}` : ''
-    const room = screen.width - status.length - 1
-    footer.setContent(`${escapeTags(keys.length > room ? keys.slice(0, Math.max(0, room)) : keys)}${color && !state.connected ? `{red-fg}${escapeTags(status)}{/red-fg}` : escapeTags(status)}`)
-    screen.render()
+    logs.setLabel(` logs ${escapeTags(model.selected()?.label ?? '')} `)
   }
+
+  /** The help's height inside its border, for scrolling a page at a time. */
+  const helpHeight = () => inner(help).height
+  /** The help's width inside its border. */
+  const helpWidth = () => inner(help).width
+  /** The full-screen page's height inside its border. */
+  const pageHeight = () => inner(page).height
 
   /**
-   * Ask a yes/no question; resolves true on y.
-   * @param {string} question
-   * @returns {Promise<boolean>}
+   * Show a yes/no question; the command's key handler answers it (y: yes, any other key: no).
+   * @param {string | null} question null hides it
    */
-  function confirm (question) {
-    prompt.setContent(`${escapeTags(question)}\n\n{bold}y{/bold} yes   {bold}n{/bold} / Esc no`)
-    prompt.show()
+  function ask (question) {
+    if (question === null) {
+      prompt.hide()
+    } else {
+      prompt.setContent(`${escapeTags(question)}\n\n{bold}y{/bold} yes   {bold}n{/bold} / Esc no`)
+      prompt.show()
+    }
     screen.render()
-    return new Promise((resolve) => {
-      screen.onceKey(['y', 'n', 'escape', 'q'], (/** @type {string} */ ch, /** @type {{ name: string }} */ key) => {
-        prompt.hide()
-        screen.render()
-        resolve(key.name === 'y')
-      })
-    })
   }
 
-  return { screen, draw, confirm, isPrompting: () => !prompt.hidden, destroy: () => screen.destroy() }
+  return { screen, draw, ask, helpHeight, helpWidth, pageHeight, unicode, style, destroy: () => screen.destroy() }
 }

@@ -23,7 +23,7 @@ test('monit shows apps and changing figures, restarts a worker on r, and follows
 
   // formatBytes: one decimal under 100 ("87.5mb"), whole numbers from 100 ("122mb", two Node 24 workers).
   const first = await term.waitFor((s) => /▸ web \(2\) +online +\d+\.\d% +\d+(\.\d)?mb/.test(s), { what: 'the web app with its figures' })
-  assert.match(first, /↑↓\/jk select · ⏎ expand · r restart · l reload · s stop · q quit/)
+  assert.match(first, /\? help · q quit · \/ filter · P\/M\/R\/T\/N sort · r restart · x stop/)
   // The uptime of the app line ticks: figures change without a key.
   const before = lineOf(first, /^▸ web/)
   await term.waitFor((s) => lineOf(s, /^▸ web/) !== before, { what: 'the web line to change' })
@@ -41,9 +41,10 @@ test('monit shows apps and changing figures, restarts a worker on r, and follows
   assert.equal(rows[1].restarts, 0, 'only the selected worker restarted')
   await term.waitFor((s) => /├ #0 .* online +\d+\.\d% +\S+ +1 +\d+s/.test(s), { what: 'the restart counted on screen' })
 
-  await term.keys('l')
-  await term.waitFor((s) => /reload is not available yet|reload web\[0\] #0/.test(s), { what: 'an answer to l' })
+  await term.keys('C-r')
+  await term.waitFor((s) => s.includes('reload web[0] #0 (1 worker, one at a time)?'), { what: 'the question of Ctrl-r (reload)' })
   await term.keys('Escape')
+  await term.waitFor((s) => !s.includes('one at a time)?'), { what: 'the question gone on Esc' })
 
   await term.resize(80, 24)
   await term.waitFor((s) => s.split('\n').length >= 24 && /web/.test(s) && /q quit/.test(s) && s.split('\n').every((l) => l.length <= 80), { what: 'the dashboard in 80x24' })
@@ -74,7 +75,76 @@ test('monit shows an app that dies every second as crashing, with its last exit,
   const started = await home.sup(['start', join(APPS, 'exits-after.js'), '-n', 'flaky', '--min-uptime', '200', '--restart-delay', '100'], { env: { EXIT_AFTER: '600' } })
   assert.equal(started.code, 0, started.stderr)
   const term = await startTerminal(t, { command: `${process.execPath} ${SUP_BIN} monit`, width: 120, height: 35, env: { SUP_HOME: home.home, NO_COLOR: '1', PATH: process.env.PATH, TERM: 'xterm' } })
-  const screen = await term.waitFor((s) => /▸ flaky \(1\) +crash×\d+/.test(s) && /crashing: \d+ in 60s, last: exited with code 1/.test(s) && /flaky\[0\] sup App \[flaky:0\] exited with code 1/.test(s), { what: 'flaky shown as crashing, with why' })
+  const screen = await term.waitFor((s) => /▸ flaky \(1\) exit 1: .* crash×\d+/.test(s) && /crashing: \d+ in 60s, last: exited with code 1/.test(s) && /flaky\[0\] sup App \[flaky:0\] exited with code 1/.test(s), { what: 'flaky shown as crashing, with why' })
   assert.doesNotMatch(lineOf(screen, /^▸ flaky/), /online/)
   await term.keys('q')
+})
+
+/** The app names of the list, top to bottom. @param {string} screen */
+const appsShown = (screen) => screen.split('\n').map((l) => /^│[▸▾] (\S+) \(\d+\)/.exec(l)?.[1]).filter((n) => n !== undefined)
+/**
+ * The whole help: its pages, PgDn after PgDn, until the last (the keys that changed).
+ * @param {Awaited<ReturnType<typeof startTerminal>>} term
+ * @param {string} size
+ */
+async function readHelp (term, size) {
+  let seen = await term.waitFor((s) => s.includes('─ keys '), { what: `the help in ${size}` })
+  let all = seen
+  while (!seen.includes('l used to reload') && !/l +used to reload/.test(seen)) {
+    const before = seen
+    await term.keys('NPage')
+    seen = await term.waitFor((s) => s !== before && s.includes('─ keys '), { what: `the next page of the help in ${size}` })
+    all += seen
+  }
+  return all
+}
+
+/** Every line fits the terminal. @param {string} screen @param {number} width */
+const fits = (screen, width) => screen.split('\n').every((l) => l.length <= width)
+
+test('monit keys at 80x24, 120x35 and 200x50: ? lists the keys, / filters, N and R sort, + scales', async (t) => {
+  const home = useSupHome(t)
+  for (const name of ['zeta', 'alpha']) {
+    const started = await home.sup(['start', join(APPS, 'exits-after.js'), '-n', name], { env: { EXIT_AFTER: '600000' } })
+    assert.equal(started.code, 0, started.stderr)
+  }
+  const flaky = await home.sup(['start', join(APPS, 'exits-after.js'), '-n', 'flaky', '--min-uptime', '200', '--restart-delay', '100'], { env: { EXIT_AFTER: '600' } })
+  assert.equal(flaky.code, 0, flaky.stderr)
+  const term = await startTerminal(t, { command: `${process.execPath} ${SUP_BIN} monit`, width: 80, height: 24, env: { SUP_HOME: home.home, NO_COLOR: '1', PATH: process.env.PATH, TERM: 'xterm' } })
+  await term.waitFor((s) => appsShown(s).join(' ') === 'zeta alpha flaky', { what: 'the three apps in the order they started' })
+
+  // + asks, then adds a worker to the selected app (the first line: zeta).
+  await term.keys('+')
+  await term.waitFor((s) => s.includes('scale zeta up to 2 workers?'), { what: 'the scale question' })
+  await term.keys('y')
+  await waitForRows(home, (rs) => rs.filter((r) => r.name === 'zeta' && r.status === 'online').length === 2, { what: 'zeta scaled to 2 workers' })
+  await term.waitFor((s) => /│▸ zeta \(2\)/.test(s), { what: 'zeta (2) on screen' })
+
+  for (const [width, height] of [[80, 24], [120, 35], [200, 50]]) {
+    await term.resize(width, height)
+    await term.waitFor((s) => s.split('\n').length >= height && fits(s, width) && appsShown(s).length === 3 && /\? help · q quit/.test(s), { what: `the dashboard laid out in ${width}x${height}` })
+    // The crash loop, highlighted with its exit code before its status.
+    await term.waitFor((s) => /│▸ flaky \(1\) exit 1: .* crash×\d+ /.test(s), { what: `flaky's crash loop with its exit code in ${width}x${height}` })
+
+    await term.keys('?')
+    const help = await readHelp(term, `${width}x${height}`)
+    for (const line of [/\? h F1 +this help/, /q Ctrl-c +quit at once/, /\/ +filter by name, namespace or status/, /Ctrl-r +reload, zero-downtime/, /x +stop \(confirm\) \(was s\)/, /Ctrl-d +delete the app/, /\+ +one worker more/, /d +details of the selected app/]) assert.match(help, line)
+    await term.keys('Escape')
+    await term.waitFor((s) => !s.includes(' keys ') && appsShown(s).length === 3, { what: 'the help closed' })
+
+    await term.keys('/', 'a', 'l')
+    await term.waitFor((s) => appsShown(s).join(' ') === 'alpha' && s.includes('apps /al'), { what: `the list filtered to alpha in ${width}x${height}` })
+    await term.keys('Enter')
+    await term.keys('Escape')
+    await term.waitFor((s) => appsShown(s).length === 3 && !s.includes('apps /al'), { what: 'Esc clears the filter' })
+
+    await term.keys('N')
+    await term.waitFor((s) => appsShown(s).join(' ') === 'alpha flaky zeta' && /name↑/.test(s), { what: `sorted by name in ${width}x${height}` })
+    await term.keys('N')
+    await term.waitFor((s) => appsShown(s).join(' ') === 'zeta flaky alpha' && /name↓/.test(s), { what: 'sorted by name, reversed' })
+    await term.keys('R')
+    await term.waitFor((s) => appsShown(s)[0] === 'flaky' && /rst↓/.test(s), { what: 'the crashing app first by restarts' })
+  }
+  await term.keys('q')
+  await waitFor(async () => !(await term.running()), { what: 'monit to exit on q', interval: 100 })
 })

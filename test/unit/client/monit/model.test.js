@@ -32,7 +32,7 @@ describe('MonitModel', () => {
     model.toggle()
     assert.deepEqual(shown(model), ['v api', '  #0', '  #1', '> jobs'])
     model.move(1)
-    assert.deepEqual(model.selected(), { label: 'api[0] #0', target: '0', workers: [model.workers.get(0)], crashing: null })
+    assert.deepEqual(model.selected(), { label: 'api[0] #0', target: '0', app: 'api', size: 2, workers: [model.workers.get(0)], crashing: null })
     model.move(5)
     assert.equal(model.selected()?.target, 'jobs', 'moving stops at the last line')
     model.move(-10)
@@ -135,5 +135,50 @@ describe('crash loops', () => {
     model.applyEvent(event(1, 99_000, 'crash-loop'))
     const line = model.lines()[0]
     assert.equal(line.kind === 'app' && line.crashing?.count, 1)
+  })
+
+  test('the filter keeps apps whose name, namespace or a worker\'s status has the text, in any case', () => {
+    const model = new MonitModel()
+    model.setWorkers([row(0, 'api', { namespace: 'shop' }), row(1, 'jobs', { status: 'errored' }), row(2, 'mailer', { namespace: 'ops' })])
+    /** @type {Array<[string, string[]]>} */
+    const cases = [['API', ['> api']], ['shop', ['> api']], ['err', ['> jobs']], ['ops', ['> mailer']], ['', ['> api', '> jobs', '> mailer']], ['zzz', []]]
+    for (const [text, expected] of cases) {
+      model.setFilter(text)
+      assert.deepEqual(shown(model), expected, text)
+    }
+  })
+
+  test('a filter that hides the selection selects the first app left', () => {
+    const model = twoApps()
+    model.move(1)
+    model.setFilter('api')
+    assert.equal(model.selected()?.app, 'api')
+  })
+
+  test('sort keys order the apps; the same key again reverses; ties keep the start order', () => {
+    const model = new MonitModel()
+    model.setWorkers([row(0, 'b', { cpu: 5, memory: 300, restarts: 1, uptime: 10 }), row(1, 'c', { cpu: 50, memory: 100, restarts: 0, uptime: 30 }), row(2, 'a', { cpu: 20, memory: 200, restarts: 9, uptime: 20 }), row(3, 'a', { cpu: 40, memory: 0, restarts: 0, uptime: 5 })])
+    assert.deepEqual(shown(model), ['> b', '> c', '> a'], 'the start order')
+    /** @type {Array<[import('../../../../client/monit/model.js').SortKey, string[]]>} */
+    const cases = [['cpu', ['> a', '> c', '> b']], ['memory', ['> b', '> a', '> c']], ['restarts', ['> a', '> b', '> c']], ['uptime', ['> c', '> a', '> b']], ['name', ['> a', '> b', '> c']]]
+    for (const [key, expected] of cases) {
+      model.setSort(key)
+      assert.deepEqual(shown(model), expected, key)
+      model.setSort(key)
+      assert.deepEqual(shown(model), [...expected].reverse(), key + ' reversed')
+      model.setSort(key)
+    }
+    model.setSort('cpu')
+    assert.equal(model.descending(), true)
+    model.setSort('name')
+    assert.equal(model.descending(), false)
+  })
+
+  test('g and G go to the first and last line', () => {
+    const model = twoApps()
+    model.moveTo('last')
+    assert.equal(model.selected()?.app, 'jobs')
+    model.moveTo('first')
+    assert.equal(model.selected()?.app, 'api')
   })
 })

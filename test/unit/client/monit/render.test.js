@@ -1,7 +1,7 @@
 // @ts-check
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { escapeTags, fit, formatCpu, renderChart, renderFigures, renderLine, renderListHeader, renderLogs } from '../../../../client/monit/render.js'
+import { columnsFor, cutAtWord, escapeTags, lastExitOf, listWidthFor, renderHeader, fit, formatCpu, renderChart, renderFigures, renderFooter, renderLine, renderListHeader, renderLogs } from '../../../../client/monit/render.js'
 
 const plain = { color: false, unicode: true }
 /** Remove blessed tags, to measure what a person sees. @param {string} s */
@@ -49,10 +49,12 @@ describe('the list pane', () => {
   })
 
   test('an app that keeps crashing is not a green online: its status says how often, in red', () => {
-    const last = { seq: 9, at: 1, kind: 'restarting', level: /** @type {const} */ ('warn'), app: 'api', id: 0, instance: 0, message: 'exited with code 3; restarting in 0 ms', data: {} }
+    const last = { seq: 9, at: 1, kind: 'restarting', level: /** @type {const} */ ('warn'), app: 'api', id: 0, instance: 0, message: 'exited with code 3; restarting in 0 ms', data: { code: 3, signal: null } }
     const app = { kind: /** @type {const} */ ('app'), name: 'api', workers: [worker(0, { restarts: 180 })], expanded: false, crashing: { count: 5, last } }
-    assert.match(renderLine(app, 60, false, plain), /^▸ api \(1\) +crash×5 +2\.5% +50\.0mb +180 +1m$/)
-    assert.match(renderLine(app, 60, false, { color: true, unicode: true }), /\{red-fg\}crash×5 +\{\/red-fg\}/)
+    // With its last exit after the name: the code, then why (cut to the column).
+    assert.match(renderLine(app, 60, false, plain), /^▸ api \(1\) exit 3: exited ~ crash×5 +2\.5% +50\.0mb +180 +1m$/)
+    assert.match(renderLine(app, 100, false, plain), /^▸ api \(1\) exit 3: exited with code 3; restarting in 0 ms +crash×5 /)
+    assert.match(renderLine(app, 60, false, { color: true, unicode: true }), /\{red-fg\} exit 3: exited ~\{\/red-fg\} \{red-fg\}crash×5 +\{\/red-fg\}/)
     assert.match(renderLine(app, 60, false, { color: false, unicode: false }), /crashx5/)
     const figures = renderFigures({ label: 'api', workers: [worker(0)], crashing: { count: 5, last } }, { cpu: [], memory: [], loop_p99: [], heap_used: [] }, 80, 12, plain)
     assert.match(figures, /crashing: 5 in 60s, last: exited with code 3; restarting in 0 ms/)
@@ -110,4 +112,74 @@ test('the log pane and every escaped text show an app\'s control characters inst
   const text = renderLogs([{ time: 0, app: 'api', id: 0, instance: 0, stream: 'out', line: '\u001b]0;t\u0007\u009b2J' }], 40, { color: false, unicode: true })
   assert.equal(text, 'api[0] out \\x1b]0;t\\x07\\x9b2J')
   assert.equal(escapeTags('a\u001b[2J{b}'), 'a\\x1b[2J{open}b{close}')
+})
+
+describe('the footer', () => {
+  const hints = ['? help', 'q quit', '/ filter', 'r restart', 'x stop']
+  test('shows every hint when there is room', () => {
+    const f = renderFooter(hints, '', 80, true)
+    assert.equal(f.keys, '? help · q quit · / filter · r restart · x stop')
+    assert.equal((f.keys + f.gap + f.message).length, 80)
+  })
+  for (const width of [40, 50, 60, 80]) {
+    test(`with a message at ${width} columns: whole hints only, and the message whole`, () => {
+      const message = 'restarted web[0] #0'
+      const f = renderFooter(hints, message, width, false)
+      assert.equal(f.message, message)
+      assert.ok((f.keys + f.gap + f.message).length <= width)
+      const shownHints = f.keys === '' ? [] : f.keys.split(' | ')
+      assert.deepEqual(shownHints, hints.slice(0, shownHints.length), 'no hint cut')
+    })
+  }
+  test('a message longer than the line is cut at a word', () => {
+    assert.equal(cutAtWord('the daemon went away; waiting for it', 20), 'the daemon went~')
+    const f = renderFooter(hints, 'the daemon went away; waiting for it', 20, true)
+    assert.equal(f.keys, '')
+    assert.equal(f.message, 'the daemon went~')
+  })
+})
+
+test('the list header marks the sort column with its direction', () => {
+  assert.match(renderListHeader(60, { label: 'cpu', descending: true }), /cpu↓/)
+  assert.match(renderListHeader(60, { label: 'name', descending: false }, false), /^name\^/)
+  assert.equal(renderListHeader(60, { label: 'mem', descending: true }).length, 60)
+})
+
+describe('the last exit of a crashing app, in a word', () => {
+  const event = (/** @type {string} */ kind, /** @type {any} */ data) => ({ seq: 1, at: 1, kind, level: /** @type {const} */ ('warn'), app: 'a', id: 0, instance: 0, message: '', data })
+  /** @type {Array<[string, any, string]>} */
+  const rows = [['restarting', { code: 3, signal: null }, 'exit 3'], ['crash-loop', { code: null, signal: 'SIGSEGV' }, 'SIGSEGV'], ['spawn-error', { code: 'EACCES' }, 'EACCES'], ['memory-limit', { memory: 1, limit: 1 }, 'memory limit'], ['liveness', { reason: 'x' }, 'liveness'], ['killed', { kill_timeout: 1 }, 'SIGKILL']]
+  for (const [kind, data, expected] of rows) test(`${kind} ${JSON.stringify(data)}: ${expected}`, () => assert.equal(lastExitOf(event(kind, data)), expected))
+})
+
+describe('the name column', () => {
+  /** @type {Array<[number, string[], number]>} */
+  const rows = [[38, ['status', 'cpu', 'mem'], 14], [50, ['status', 'cpu', 'mem', 'rst', 'up'], 16], [78, ['status', 'cpu', 'mem', 'rst', 'up'], 44]]
+  for (const [width, columns, name] of rows) {
+    test(`${width} wide: ${columns.join(' ')}, names ${name} wide`, () => {
+      const shown = columnsFor(width)
+      assert.deepEqual(shown.columns.map(([label]) => label), columns)
+      assert.equal(shown.name, name)
+      assert.equal(renderListHeader(width).length, width)
+      const app = { kind: /** @type {const} */ ('app'), name: 'billing-export', workers: [worker(0)], expanded: false }
+      assert.equal(visible(renderLine(app, width, false, plain)).length, width)
+      assert.match(renderLine(app, width, false, plain), /^▸ billing-ex/)
+    })
+  }
+  test('the list asks for the room its names need, 40 at most', () => {
+    assert.equal(listWidthFor(5), 24 + 34)
+    assert.equal(listWidthFor(30), 30 + 34)
+    assert.equal(listWidthFor(90), 40 + 34)
+  })
+})
+
+describe('the header', () => {
+  const host = { cpu: 12.5, cores: 2, used: 3 * 1024 ** 3, total: 8 * 1024 ** 3, load: [0.5, 0.25, 0.125] }
+  test('says the host\'s cpu, memory and load, then the apps and workers', () => {
+    assert.equal(renderHeader(host, { apps: 3, workers: 4, online: 3 }, 200, true), 'host cpu 13% of 2 cores · mem 3.0gb/8.0gb (38%) · load 0.50 0.25 0.13 · 3 apps, 3/4 workers online')
+  })
+  test('drops whole parts that do not fit, never a part cut', () => {
+    assert.equal(renderHeader(host, { apps: 1, workers: 1, online: 1 }, 40, false), 'host cpu 13% of 2 cores')
+    assert.equal(renderHeader({ ...host, cpu: null }, { apps: 1, workers: 1, online: 1 }, 80, false), 'host cpu - of 2 cores | mem 3.0gb/8.0gb (38%) | load 0.50 0.25 0.13')
+  })
 })

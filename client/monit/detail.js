@@ -1,0 +1,114 @@
+// @ts-check
+// The detail view of `sup monit` (key d): what `sup describe` knows of the selected app,
+// from the same request (app.describe) and the same helpers, on one scrollable page.
+import { escapeDeep } from '../../ipc/terminal-text.js'
+import { describeEvents, describeProbes, describeRuntimes } from '../commands/describe.js'
+import { formatBytes, formatDuration } from '../format.js'
+import { escapeTags } from './render.js'
+
+/** The config keys shown first, in this order; the others follow under "other settings". */
+const FIRST = ['script', 'args', 'cwd', 'interpreter', 'interpreter_args', 'node_args', 'exec_mode', 'instances', 'namespace']
+/** Limits: what makes sup stop or restart the app by itself. */
+const LIMITS = ['max_memory_restart', 'max_restarts', 'min_uptime', 'restart_delay', 'exp_backoff_restart_delay', 'kill_timeout', 'listen_timeout', 'cron_restart', 'autorestart']
+const IN_MS = new Set(['min_uptime', 'restart_delay', 'exp_backoff_restart_delay', 'kill_timeout', 'listen_timeout'])
+
+/**
+ * @param {unknown} value
+ * @returns {string}
+ */
+function show (value) {
+  if (typeof value === 'string') return value
+  return JSON.stringify(value) ?? String(value)
+}
+
+/**
+ * The page's lines (plain text; the view escapes them).
+ * @param {any} described app.describe's answer
+ * @param {number} [now]
+ * @returns {string[]}
+ */
+export function detailLines (described, now = Date.now()) {
+  // Every string of it (env, paths, script, messages) may be anyone's text.
+  const info = escapeDeep(described)
+  const config = info.config ?? {}
+  const workers = info.workers ?? []
+  const pad = (/** @type {string} */ key) => key.padEnd(27)
+  const lines = [`app ${info.name}`, '']
+  for (const key of FIRST) if (config[key] !== undefined && config[key] !== null && !(Array.isArray(config[key]) && config[key].length === 0)) lines.push(`${pad(key)}${show(config[key])}`)
+  lines.push(...describeRuntimes(workers).filter((l) => l !== ''))
+  lines.push('', 'limits')
+  for (const key of LIMITS) {
+    if (config[key] === undefined || config[key] === null) continue
+    const value = typeof config[key] !== 'number' ? show(config[key]) : key === 'max_memory_restart' ? formatBytes(config[key]) : IN_MS.has(key) ? `${config[key]} ms` : show(config[key])
+    lines.push(`  ${pad(key)}${value}`)
+  }
+  const listen = Array.isArray(config.listen) ? config.listen : []
+  lines.push('', `listen sockets      ${listen.length > 0 ? listen.join(', ') : '(none bound by sup; the app opens its own)'}`)
+  lines.push('', 'log files')
+  for (const file of info.logs ?? []) lines.push(`  ${file}`)
+  lines.push('', 'workers')
+  for (const w of workers) {
+    const exit = w.last_exit ? `last exit ${w.last_exit.signal ? `signal ${w.last_exit.signal}` : `code ${w.last_exit.code}`} ${formatDuration(now - w.last_exit.at)} ago${w.last_exit.reason ? ` (${w.last_exit.reason})` : ''}` : 'no exit yet'
+    lines.push(`  #${w.id} [${w.instance}] ${w.status} pid ${w.pid ?? '-'} · up ${formatDuration(w.uptime ?? 0)} · ${w.restarts} restart(s) · ${exit}`)
+  }
+  const probes = describeProbes(config, workers, now).filter((l) => l !== '')
+  lines.push('', ...(probes.length > 0 ? probes : ['probes: none (docs/probes.md)']))
+  const rest = Object.keys(config).filter((k) => !FIRST.includes(k) && !LIMITS.includes(k) && k !== 'listen' && k !== 'env' && k !== 'name').sort()
+  if (rest.length > 0) {
+    lines.push('', 'other settings')
+    for (const key of rest) lines.push(`  ${pad(key)}${show(config[key])}`)
+  }
+  lines.push(...describeEvents(info.events ?? [], info.name, now))
+  return lines
+}
+
+/**
+ * The detail view: fetched on opening, and again every few seconds while it shows.
+ * @param {import('./views.js').ViewContext} ctx
+ * @returns {import('./views.js').MonitView & { offset: number }}
+ */
+export function createDetailView (ctx) {
+  /** @type {string[]} */
+  let lines = ['loading...']
+  let app = ''
+  const view = {
+    name: 'detail',
+    title: 'detail view',
+    openKeys: ['d'],
+    openHelp: 'details of the selected app: config, runtime, limits, paths, pids, sockets',
+    hint: 'd detail',
+    offset: 0,
+    keys: [
+      { keys: ['j', 'down'], action: 'detail.down', help: 'scroll down' },
+      { keys: ['k', 'up'], action: 'detail.up', help: 'scroll up' },
+      { keys: ['pagedown', 'space', 'C-f'], action: 'detail.page.down', help: 'a page down' },
+      { keys: ['pageup', 'C-b'], action: 'detail.page.up', help: 'a page up' },
+      { keys: ['d'], action: 'back', hint: 'd/Esc back', help: 'back to the list' }
+    ],
+    actions: {
+      'detail.down': () => scroll(1),
+      'detail.up': () => scroll(-1),
+      'detail.page.down': () => scroll(ctx.pageHeight() - 1),
+      'detail.page.up': () => scroll(1 - ctx.pageHeight())
+    },
+    label: () => `detail ${app}`,
+    /** @param {number} width @param {number} height */
+    render: (width, height) => lines.slice(view.offset, view.offset + height).map((l) => escapeTags(l.slice(0, width))).join('\n'),
+    open: async () => {
+      const selected = ctx.model.selected()
+      if (!selected) return
+      app = selected.app
+      view.offset = 0
+      lines = ['loading...']
+      try {
+        lines = detailLines(await ctx.request('app.describe', { target: app }))
+      } catch (err) {
+        lines = [`sup: ${/** @type {Error} */ (err).message}`]
+      }
+      ctx.redraw()
+    }
+  }
+  /** @param {number} delta */
+  const scroll = (delta) => { view.offset = Math.max(0, Math.min(lines.length - 1, view.offset + delta)) }
+  return view
+}

@@ -1,0 +1,26 @@
+// @ts-check
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { detailLines } from '../../../../client/monit/detail.js'
+
+test('the detail page says what describe knows: config, runtime, limits, sockets, logs, workers with their last exit, probes', () => {
+  const described = {
+    name: 'api',
+    config: { name: 'api', script: '/srv/api/server.js', cwd: '/srv/api', instances: 2, exec_mode: 'cluster', max_memory_restart: 200 * 1024 * 1024, kill_timeout: 1600, listen: ['127.0.0.1:3000'], env: { SECRET: 'x' }, watch: false },
+    logs: ['/home/u/.sup/logs/api-out.log', '/home/u/.sup/logs/api-err.log'],
+    workers: [
+      { id: 0, instance: 0, status: 'online', pid: 812, uptime: 60_000, restarts: 2, last_exit: { code: 3, signal: null, at: 990_000 }, runtime: { kind: 'node', path: '/usr/bin/node', version: 'v22.11.0', source: 'default' } },
+      { id: 1, instance: 1, status: 'waiting', pid: null, uptime: 0, restarts: 5, last_exit: { code: null, signal: 'SIGSEGV', at: 995_000, reason: 'port 3000 is in use' }, runtime: null }
+    ],
+    events: []
+  }
+  const text = detailLines(described, 1_000_000).join('\n')
+  for (const line of [/^script +\/srv\/api\/server\.js$/m, /^cwd +\/srv\/api$/m, /^instances +2$/m, /runtime node v22\.11\.0 \/usr\/bin\/node/, /max_memory_restart +200mb/, /kill_timeout +1600 ms/,
+    /listen sockets +127\.0\.0\.1:3000/, /api-err\.log/, /#0 \[0\] online pid 812 .* last exit code 3 10s ago/, /#1 \[1\] waiting pid - .* last exit signal SIGSEGV 5s ago \(port 3000 is in use\)/]) assert.match(text, line)
+  assert.doesNotMatch(text, /SECRET/, 'env values stay in sup env / describe --reveal')
+})
+
+test('the detail page escapes what an app chose (a script name with escapes)', () => {
+  const text = detailLines({ name: 'x', config: { script: 'a\u001b[2Jb' }, logs: [], workers: [], events: [] }).join('\n')
+  assert.ok(!text.includes('\u001b'), 'no escape character reaches the terminal')
+})
