@@ -20,7 +20,8 @@ export const AGENT_PATH = fileURLToPath(new URL('../agent/agent.cjs', import.met
  * @property {import('node:stream').Readable | null} stdout
  * @property {import('node:stream').Readable | null} stderr
  * @property {(message: unknown) => void} send
- * @property {EventEmitter} events 'exit' (code, signal), 'listening', 'ready', 'drained', 'metrics' (agent report), 'message' (msg),
+ * @property {EventEmitter} events 'exit' (code, signal), 'listening', 'ready', 'drained', 'lingering' (connections: its drain has
+ *   left only long-lived ones), 'metrics' (agent report), 'message' (msg),
  *   and 'spawned' (pid) when pid was not known at once (a cluster worker on another node, forked by its primary)
  */
 
@@ -171,7 +172,7 @@ function spawnForkWorker (config, env, sockets, runtime, ids, parentDeath) {
   // spawn failures (ENOENT, EACCES, E2BIG) come as 'error' without an 'exit'.
   child.on('error', (err) => { if (child.pid === undefined) queueMicrotask(() => onExit(127, null, err)) })
   // Fork mode: nothing is handed over through the daemon, so drained is final (no 'sync').
-  child.on('message', workerMessages(events, { drained: () => events.emit('drained') }))
+  child.on('message', workerMessages(events, { drained: () => events.emit('drained'), lingering: (message) => events.emit('lingering', lingeringCount(message)) }))
   return {
     pid: child.pid,
     ownGroup: true,
@@ -243,14 +244,33 @@ function findSetpriv () {
  * @param {(message: unknown) => void} send to the worker
  */
 export function clusterWorkerMessages (events, send) {
+  let connections = 0
   return workerMessages(events, {
     // The agent has closed its servers and its connections are gone. Connections we handed
     // it before we saw its servers close may still be on their way: our 'sync' travels
     // behind them, and its answer behind the agent's replies to them, so once 'synced' is
     // back every one of them has been served or handed to another worker.
     drained: () => send(toAgent('sync')),
-    synced: () => events.emit('drained')
+    // The same before the app is told to go with only long-lived connections left.
+    lingering: (message) => {
+      connections = lingeringCount(message)
+      send(toAgent('sync', { after: 'lingering' }))
+    },
+    synced: (message) => {
+      if (message.after === 'lingering') events.emit('lingering', connections)
+      else events.emit('drained')
+    }
   })
+}
+
+/**
+ * How many long-lived connections a worker's agent says its drain has left: a count, and at
+ * least one (the report says there are some), whatever the message holds.
+ * @param {Record<string, unknown>} message
+ */
+export function lingeringCount (message) {
+  const n = Number(message.connections)
+  return Number.isSafeInteger(n) && n > 0 ? n : 1
 }
 
 /**

@@ -200,6 +200,7 @@ export class Worker extends EventEmitter {
     proc.events.on('listening', () => { if (current()) this.dispatch({ type: 'listening' }) })
     proc.events.on('ready', () => { if (current()) this.dispatch({ type: 'ready' }) })
     proc.events.on('drained', () => { if (current()) this.dispatch({ type: 'drained' }) })
+    proc.events.on('lingering', (connections) => { if (current()) this.dispatch({ type: 'lingering', connections }) })
     proc.events.on('message', (message) => { if (current()) this.emit('message', message) })
     proc.events.on('metrics', (message) => {
       const report = current() && readAgentReport(message)
