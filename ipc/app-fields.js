@@ -134,6 +134,11 @@ export const APP_FIELDS = [
   { key: 'ignore_watch', input: 'custom', schema: strList, default: [], cli: [{ flags: '--ignore-watch <paths>', help: 'globs or paths not to watch (comma- or space-separated); node_modules and .git never are' }] },
   { key: 'watch_delay', input: 'duration', schema: ms, default: 1000, cli: [{ flags: '--watch-delay <ms>', help: 'quiet time after the last change before restarting' }] },
   { key: 'listen', input: 'custom', schema: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 200 }, maxItems: 64 }, default: [], fixed: true, cli: [{ flags: '--listen <addresses>', parse: commaList, help: 'fork mode: sockets the daemon binds and hands to every generation, e.g. 3000 or "127.0.0.1:8080,unix:/run/app.sock"' }] },
+  // Cluster mode: how connections reach the workers (docs/realtime.md); rr and os stay the daemon's (ipc/balance.js)
+  { key: 'balance', input: 'enum', schema: { type: 'string', enum: ['daemon', 'least-conn'] }, default: 'daemon', fixed: true, cli: [{ flags: '--balance <rr|os|least-conn>', parse: (v) => v === 'least-conn' ? v : undefined, help: 'cluster connections: "least-conn" (this app: to the worker holding the fewest), or the daemon\'s, fixed when it starts: "rr" (handed out round-robin, default) or "os" (workers accept them)' }] },
+  { key: 'sticky', input: 'boolean', schema: bool, default: false, fixed: true, cli: [{ flags: '--sticky', help: 'cluster mode: a client\'s requests reach the same worker (socket.io\'s sid, --sticky-cookie, else its address)' }] },
+  { key: 'sticky_cookie', input: 'string', schema: nullableStr, default: null, cli: [{ flags: '--sticky-cookie <name>', help: 'with --sticky: the cookie that names a session' }] },
+  { key: 'trust_proxy', input: 'boolean', schema: bool, default: false, cli: [{ flags: '--trust-proxy', help: 'with --sticky: a proxy of the app\'s own is in front, the client is X-Forwarded-For\'s first address' }] },
   { key: 'readiness', input: 'custom', schema: probe, default: null },
   { key: 'liveness', input: 'custom', schema: probe, default: null },
   { key: 'depends_on', input: 'custom', schema: { type: 'array', items: appName, maxItems: 256 }, default: [] },

@@ -89,7 +89,9 @@ function describeAddress (address) {
 
 /**
  * A libuv handle on an inherited descriptor, without binding or listening (it does both
- * already) and without accepting: only the workers accept.
+ * already) and without accepting: only the workers accept. Through net's private handle
+ * factory, as held-sockets.js binds (see there why no public API does): a net.Server on the
+ * descriptor would accept.
  * @param {number} fd
  * @returns {{ handle: any, address: FdAddress | null } | { error: string }}
  */

@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url'
 import { APP_MESSAGES, dispatch, toAgent, workerActOf } from '../../ipc/agent-protocol.js'
 import { withListenPid } from '../../ipc/listen-fds.js'
 import { envFor, resolveRunAs } from './run-as.js'
+import { routesConnections } from '../balance/router.js'
+import { SupError } from '../../ipc/errors.js'
 
 export const AGENT_PATH = fileURLToPath(new URL('../agent/agent.cjs', import.meta.url))
 
@@ -70,6 +72,7 @@ export function replacingEnv (env) {
  * @typedef {object} SpawnContext what spawning keeps for the daemon that owns it
  * @property {import('../node-runtime/primaries.js').Primaries} primaries the daemon's primaries on other nodes
  * @property {ParentDeathSignal} parentDeath
+ * @property {import('../balance/router.js').Router} router the daemon's router (sticky, least-conn apps)
  * @property {import('../relay/adapter-relay.cjs').AdapterRelay} relay @socket.io/cluster-adapter's messages between an app's workers
  */
 
@@ -81,13 +84,15 @@ export function replacingEnv (env) {
  * @param {import('../node-runtime/resolve.js').Runtime | null} [runtime] the program it runs on (null: the daemon's node, or the interpreter as named)
  * @returns {SpawnedWorker}
  */
-export function spawnWorker ({ primaries, parentDeath, relay }, config, env, sockets = null, runtime = null) {
+export function spawnWorker ({ primaries, parentDeath, router, relay }, config, env, sockets = null, runtime = null) {
   // Another user (uid/gid): refused here too, for a config that never went through app.start.
   const runAs = resolveRunAs(config)
   const ids = runAs ? { uid: runAs.uid, gid: runAs.gid } : {}
   const workerEnv = runAs ? envFor(env, runAs, config.env) : env
   if (config.exec_mode !== 'cluster') return spawnForkWorker(config, workerEnv, sockets, runtime, ids, parentDeath)
-  if (runtime === null || runtime.own) return forkClusterWorker(config, workerEnv, ids, relay)
+  if (runtime === null || runtime.own) return forkClusterWorker(config, workerEnv, ids, router, relay)
+  // The router lives in the daemon, and Node's cluster on the other node hands out connections itself.
+  if (routesConnections(config)) throw new SupError('SUP_ERR_CONFIG_ROUTING_RUNTIME', { name: config.name, runtime: runtime.path, daemon: process.execPath })
   // Another node: its own primary forks the worker (daemon/node-runtime/primary.cjs), and
   // relays the adapter's messages between the workers of the app (group) itself.
   const spec = { exec: config.script, args: config.args, execArgv: [...config.interpreter_args, '--require', AGENT_PATH], cwd: config.cwd, group: config.name, ...ids }
@@ -98,10 +103,12 @@ export function spawnWorker ({ primaries, parentDeath, relay }, config, env, soc
  * @param {import('../../ipc/app-config.js').AppConfig} config
  * @param {Record<string, string>} env
  * @param {{ uid?: number, gid?: number }} ids another user's (uid/gid), or none
+ * @param {import('../balance/router.js').Router} router
  * @param {import('../relay/adapter-relay.cjs').AdapterRelay} relay
  * @returns {SpawnedWorker}
  */
-function forkClusterWorker (config, env, ids, relay) {
+function forkClusterWorker (config, env, ids, router, relay) {
+  const routed = routesConnections(config)
   cluster.setupPrimary({
     exec: config.script,
     args: config.args,
@@ -110,14 +117,25 @@ function forkClusterWorker (config, env, ids, relay) {
     silent: true,
     ...ids
   })
-  const worker = cluster.fork(replacingEnv(env))
+  const worker = cluster.fork(replacingEnv(routed ? { ...env, SUP_AGENT_ROUTE: config.sticky ? 'sticky' : 'least-conn' } : env))
   const events = new EventEmitter()
   const send = (/** @type {unknown} */ message) => { if (worker.isConnected()) worker.send(/** @type {any} */ (message), undefined, () => {}) }
+  const route = routed
+    ? router.join(config, {
+      id: worker.id,
+      send: (message, handle, onError) => {
+        if (!worker.isConnected()) return onError(new Error('the worker\'s channel is closed'))
+        worker.send(/** @type {any} */ (message), /** @type {any} */ (handle), (/** @type {Error | null} */ err) => onError(err ?? null))
+      }
+    })
+    : null
   const member = relay.join(config.name, { send: (message, done) => worker.send(/** @type {any} */ (message), undefined, done), connected: () => worker.isConnected() })
-  const onMessage = clusterWorkerMessages(events, send)
+  const onMessage = clusterWorkerMessages(events, send, route ?? {})
   worker.on('listening', () => events.emit('listening'))
   worker.on('message', (message) => { if (!relay.receive(member, message)) onMessage(message) })
+  if (route) worker.on('disconnect', route.leave)
   worker.on('exit', (code, signal) => {
+    route?.leave()
     relay.leave(member)
     events.emit('exit', code, signal)
   })
@@ -239,13 +257,16 @@ function findSetpriv () {
 }
 
 /**
- * A cluster worker's messages: a fork-mode worker's, and the drain handshake.
+ * A cluster worker's messages: a fork-mode worker's, the drain handshake, and a routed app's
+ * listens and connections (daemon/balance/router.js).
  * @param {EventEmitter} events
  * @param {(message: unknown) => void} send to the worker
+ * @param {import('../../ipc/agent-protocol.cjs').WorkerHandlers} [routed] the router's handlers for this worker
  */
-export function clusterWorkerMessages (events, send) {
+export function clusterWorkerMessages (events, send, routed = {}) {
   let connections = 0
   return workerMessages(events, {
+    ...routed,
     // The agent has closed its servers and its connections are gone. Connections we handed
     // it before we saw its servers close may still be on their way: our 'sync' travels
     // behind them, and its answer behind the agent's replies to them, so once 'synced' is
