@@ -34,6 +34,10 @@ import { APP_FIELDS, STORED_FIELDS } from './app-fields.js'
  * @property {boolean} vizion read the git revision of the app's folder when a worker starts (PM2's name)
  * @property {number[]} stop_exit_codes
  * @property {number | null} max_memory_restart bytes
+ * @property {number | null} max_memory bytes: each worker's hard memory limit (cgroup memory.max)
+ * @property {number | null} memory_high bytes: where the kernel throttles and reclaims (cgroup memory.high)
+ * @property {number | null} cpu_limit cores: each worker's CPU time per period (cgroup cpu.max)
+ * @property {number | null} max_pids each worker's processes and threads (cgroup pids.max)
  * @property {string | null} out_file
  * @property {string | null} error_file
  * @property {string | boolean | null} log_file stdout and stderr together; true = $SUP_HOME/logs/<name>.log; false or null = none

@@ -41,6 +41,8 @@ export const ERRORS = Object.freeze({
   SUP_ERR_APP_TARGET_INVALID: { message: 'invalid target {target}: {reason} (a regex target is /pattern/, e.g. /^api-/)' },
   SUP_ERR_APP_USER_UNKNOWN: { message: 'app "{name}": {key} "{value}" names no user or group of this machine (getent passwd / getent group list them; a number works too)' },
   SUP_ERR_APP_USER_NOT_ROOT: { message: 'app "{name}" is set to run as "{user}", but this daemon is not root and cannot change user (run sup as root, or drop uid/gid from the app)' },
+  SUP_ERR_APP_LIMIT_UNSUPPORTED: { message: 'app "{name}" sets {key}, which this daemon cannot enforce: {reason} (run the daemon as root on Linux with cgroups, or remove {key})' },
+  SUP_ERR_APP_LIMITS_CONFLICT: { message: 'app "{name}": memory_high ({high} bytes) is not below max_memory ({max} bytes), so it would never act before the OOM kill (lower memory_high, or remove it)' },
   SUP_ERR_APP_ALREADY_EXISTS: { message: 'app "{name}" already exists (sup restart {name}, or start it with another --name)' },
   SUP_ERR_APP_RENAME_MANY: { message: 'cannot rename {count} apps to "{name}": --name renames one app (name one app or one of its workers)' },
   SUP_ERR_APP_NAME_INVALID: { message: 'app name "{name}" is not allowed: use letters, digits, ".", "_" and "-", not starting with "." or "-", at most 64 characters' },

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { APP_MESSAGES, dispatch, toAgent, workerActOf } from '../../ipc/agent-protocol.js'
 import { withListenPid } from '../../ipc/listen-fds.js'
 import { envFor, resolveRunAs } from './run-as.js'
+import { openGate, withGate } from './gate.js'
 import { routesConnections } from '../balance/router.js'
 import { SupError } from '../../ipc/errors.js'
 
@@ -25,6 +26,8 @@ export const AGENT_PATH = fileURLToPath(new URL('../agent/agent.cjs', import.met
  * @property {EventEmitter} events 'exit' (code, signal), 'listening', 'ready', 'drained', 'lingering' (connections: its drain has
  *   left only long-lived ones), 'metrics' (agent report), 'message' (msg),
  *   and 'spawned' (pid) when pid was not known at once (a cluster worker on another node, forked by its primary)
+ * @property {import('../cgroups/cgroups.js').Leaf | null} [cgroup] its cgroup, once it is in one (worker/effects.js)
+ * @property {() => void} [release] let a gated process go on (it waits until it is in its cgroup)
  */
 
 /**
@@ -82,14 +85,15 @@ export function replacingEnv (env) {
  * @param {Record<string, string>} env the worker's whole environment (nothing is added from the daemon's)
  * @param {import('../sockets/held-sockets.js').HandOver | null} [sockets] the app's held sockets (fork mode, `listen`)
  * @param {import('../node-runtime/resolve.js').Runtime | null} [runtime] the program it runs on (null: the daemon's node, or the interpreter as named)
+ * @param {boolean} [gated] a fork-mode process waits for release() before it runs the command (gate.js)
  * @returns {SpawnedWorker}
  */
-export function spawnWorker ({ primaries, parentDeath, router, relay }, config, env, sockets = null, runtime = null) {
+export function spawnWorker ({ primaries, parentDeath, router, relay }, config, env, sockets = null, runtime = null, gated = false) {
   // Another user (uid/gid): refused here too, for a config that never went through app.start.
   const runAs = resolveRunAs(config)
   const ids = runAs ? { uid: runAs.uid, gid: runAs.gid } : {}
   const workerEnv = runAs ? envFor(env, runAs, config.env) : env
-  if (config.exec_mode !== 'cluster') return spawnForkWorker(config, workerEnv, sockets, runtime, ids, parentDeath)
+  if (config.exec_mode !== 'cluster') return spawnForkWorker(config, workerEnv, sockets, runtime, ids, parentDeath, gated)
   if (runtime === null || runtime.own) return forkClusterWorker(config, workerEnv, ids, router, relay)
   // The router lives in the daemon, and Node's cluster on the other node hands out connections itself.
   if (routesConnections(config)) throw new SupError('SUP_ERR_CONFIG_ROUTING_RUNTIME', { name: config.name, runtime: runtime.path, daemon: process.execPath })
@@ -160,11 +164,13 @@ function forkClusterWorker (config, env, ids, router, relay) {
  * @param {import('../node-runtime/resolve.js').Runtime | null} runtime
  * @param {{ uid?: number, gid?: number }} ids another user's (uid/gid), or none
  * @param {ParentDeathSignal} parentDeath
+ * @param {boolean} gated
  * @returns {SpawnedWorker}
  */
-function spawnForkWorker (config, env, sockets, runtime, ids, parentDeath) {
+function spawnForkWorker (config, env, sockets, runtime, ids, parentDeath, gated) {
   const plain = buildCommand(config, runtime)
-  const { command, args, node } = parentDeath.wrap(sockets ? withListenPid(plain) : plain)
+  const wrapped = parentDeath.wrap(sockets ? withListenPid(plain) : plain)
+  const { command, args, node } = gated ? withGate(wrapped) : wrapped
   // Held sockets become the child's fds 3, 4, … as systemd passes them; the IPC channel
   // (node workers) comes after them, wherever NODE_CHANNEL_FD says.
   const inherited = sockets ? sockets.fds : []
@@ -172,7 +178,7 @@ function spawnForkWorker (config, env, sockets, runtime, ids, parentDeath) {
   const child = spawn(command, args, {
     cwd: config.cwd,
     env: { ...env, ...listenEnv },
-    stdio: ['ignore', 'pipe', 'pipe', ...inherited, ...(node ? /** @type {const} */ (['ipc']) : [])],
+    stdio: [gated ? 'pipe' : 'ignore', 'pipe', 'pipe', ...inherited, ...(node ? /** @type {const} */ (['ipc']) : [])],
     // Its own process group, so the whole tree can be signalled at once.
     detached: true,
     ...ids,
@@ -197,7 +203,8 @@ function spawnForkWorker (config, env, sockets, runtime, ids, parentDeath) {
     stdout: child.stdout,
     stderr: child.stderr,
     send: (message) => { if (child.connected) child.send(/** @type {any} */ (message), undefined, {}, () => {}) },
-    events
+    events,
+    ...(gated ? { release: () => openGate(child.stdin) } : {})
   }
 }
 

@@ -8,6 +8,7 @@ import { APP_CONFIG_SCHEMA, APP_DEFAULTS } from '../../../../ipc/app-config.js'
 import { validate } from '../../../../ipc/schema.js'
 import { detectInterpreter } from '../../../../client/config/interpreter.js'
 import { normalizeApp, parseBytes, parseDuration, parseInstances } from '../../../../client/config/normalize.js'
+import { parseCores } from '../../../../client/config/read-value.js'
 
 /** @typedef {import('../../../../ipc/app-config.js').AppConfig} AppConfig */
 
@@ -97,6 +98,18 @@ describe('parseBytes', () => {
   }
 })
 
+describe('parseCores', () => {
+  const cases = [[1.5, 1.5], ['1.5', 1.5], ['2', 2], ['50%', 0.5], ['150%', 1.5], ['500m', 0.5], ['.25', 0.25], [0.01, 0.01], ['1024', 1024]]
+  for (const [value, expected] of cases) {
+    test(`${JSON.stringify(value)} -> ${expected} cores`, () => assert.equal(parseCores(value, 'cpu_limit'), expected))
+  }
+  for (const value of ['fast', '', '0', 0, -1, '0.001', '2000', '1.5 cores', '5m', {}, true]) {
+    test(`${JSON.stringify(value)} is rejected naming the option`, () => {
+      assertSupError(() => parseCores(value, 'cpu_limit'), 'SUP_ERR_CONFIG_INVALID_OPTION', { option: 'cpu_limit' })
+    })
+  }
+})
+
 describe('detectInterpreter', () => {
   const cases = [
     ['hello.js', null, []],
@@ -164,6 +177,10 @@ describe('normalizeApp', () => {
       vizion: false,
       stop_exit_codes: [0, 2],
       max_memory_restart: '300M',
+      memory_max: '512M',
+      memory_high: '400M',
+      max_cpu: '150%',
+      max_pids: '64',
       pid_file: 'run/api.pid',
       output: 'logs/out.log',
       err_file: 'NULL',
@@ -213,6 +230,10 @@ describe('normalizeApp', () => {
       vizion: false,
       stop_exit_codes: [0, 2],
       max_memory_restart: 300 * 1024 ** 2,
+      max_memory: 512 * 1024 ** 2,
+      memory_high: 400 * 1024 ** 2,
+      cpu_limit: 1.5,
+      max_pids: 64,
       out_file: path.join(dir, 'sub', 'logs', 'out.log'),
       error_file: '/dev/null',
       log_file: null,
