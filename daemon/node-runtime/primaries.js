@@ -116,6 +116,7 @@ class RuntimePrimary {
         remote.handle.events.emit('spawned', remote.handle.pid)
         break
       case 'listening': remote.handle.events.emit('listening'); break
+      case 'relay-dropping': remote.handle.events.emit('relay-dropping'); break
       case 'message': remote.onMessage(message.m); break
       case 'out': remote.stdout.write(Buffer.from(String(message.d), 'base64')); break
       case 'err': remote.stderr.write(Buffer.from(String(message.d), 'base64')); break

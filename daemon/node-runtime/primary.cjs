@@ -12,7 +12,8 @@
 // the app asked for.
 // Messages, daemon → here: { t: 'fork', w, group, exec, args, execArgv, cwd, env }, { t: 'send', w, m };
 // here → daemon: { t: 'hello', version }, { t: 'forked', w, pid }, { t: 'listening', w },
-// { t: 'message', w, m }, { t: 'out' | 'err', w, d: base64 }, { t: 'end', w, s }, { t: 'exit', w, code, signal }.
+// { t: 'message', w, m }, { t: 'out' | 'err', w, d: base64 }, { t: 'end', w, s }, { t: 'exit', w, code, signal },
+// { t: 'relay-dropping', w } (the first adapter message dropped for that worker).
 /** @type {import('node:cluster').Cluster} */
 const cluster = /** @type {any} */ (require('node:cluster'))
 const { createAdapterRelay } = require('../relay/adapter-relay.cjs')
@@ -72,7 +73,8 @@ const handlers = {
     // Without a group (a daemon that gave none), a worker relays to nobody.
     const member = relay.join(typeof group === 'string' ? group : `#${w}`, {
       send: (/** @type {any} */ m, /** @type {() => void} */ done) => worker.send(m, undefined, done),
-      connected: () => worker.isConnected()
+      connected: () => worker.isConnected(),
+      dropping: () => post({ t: 'relay-dropping', w })
     })
     worker.on('listening', () => post({ t: 'listening', w }))
     worker.on('message', (/** @type {unknown} */ m) => { if (!relay.receive(member, m)) post({ t: 'message', w, m }) })

@@ -30,8 +30,9 @@ const RELAY_LIMITS = Object.freeze({
 })
 
 /**
- * @typedef {{ send: (message: unknown, done: () => void) => void, connected: () => boolean }} Port
- *   how the relay writes to one worker: `done` is called once the message is written (or failed)
+ * @typedef {{ send: (message: unknown, done: () => void) => void, connected: () => boolean, dropping?: () => void }} Port
+ *   how the relay writes to one worker: `done` is called once the message is written (or
+ *   failed); `dropping` once, at the first message dropped for it (to say so, once)
  * @typedef {{ group: string, port: Port, uids: Set<string>, backlog: number, dropped: number }} Member
  * @typedef {{ relayed: number, dropped: number, refused: number }} RelayCounts
  *   relayed: messages written to a worker; dropped: not written, the worker's backlog was full;
@@ -70,7 +71,11 @@ function createAdapterRelay (limits = {}) {
   function write (to, message, bytes) {
     if (!to.port.connected()) return
     if (to.backlog + bytes > bounds.backlogBytes) {
-      to.dropped++
+      if (to.dropped++ === 0 && to.port.dropping) {
+        try {
+          to.port.dropping()
+        } catch {}
+      }
       counts.dropped++
       return
     }

@@ -24,7 +24,8 @@ export const AGENT_PATH = fileURLToPath(new URL('../agent/agent.cjs', import.met
  * @property {import('node:stream').Readable | null} stderr
  * @property {(message: unknown) => void} send
  * @property {EventEmitter} events 'exit' (code, signal), 'listening', 'ready', 'drained', 'lingering' (connections: its drain has
- *   left only long-lived ones), 'metrics' (agent report), 'message' (msg),
+ *   left only long-lived ones), 'metrics' (agent report), 'message' (msg), 'relay-dropping' (the first
+ *   message of socket.io's cluster adapter dropped for it: daemon/relay/adapter-relay.cjs),
  *   and 'spawned' (pid) when pid was not known at once (a cluster worker on another node, forked by its primary)
  * @property {import('../cgroups/cgroups.js').Leaf | null} [cgroup] its cgroup, once it is in one (worker/effects.js)
  * @property {() => void} [release] let a gated process go on (it waits until it is in its cgroup)
@@ -133,7 +134,11 @@ function forkClusterWorker (config, env, ids, router, relay) {
       }
     })
     : null
-  const member = relay.join(config.name, { send: (message, done) => worker.send(/** @type {any} */ (message), undefined, done), connected: () => worker.isConnected() })
+  const member = relay.join(config.name, {
+    send: (message, done) => worker.send(/** @type {any} */ (message), undefined, done),
+    connected: () => worker.isConnected(),
+    dropping: () => events.emit('relay-dropping')
+  })
   const onMessage = clusterWorkerMessages(events, send, route ?? {})
   worker.on('listening', () => events.emit('listening'))
   worker.on('message', (message) => { if (!relay.receive(member, message)) onMessage(message) })

@@ -137,6 +137,18 @@ test('a worker that does not read: what waits for it stays under backlogBytes, t
   assert.equal(slow.got.length, Math.floor(backlogBytes / bytes) + 1)
 })
 
+test('the first message dropped for a worker is said once, whatever follows', () => {
+  const relay = createAdapterRelay({ backlogBytes: 1000 })
+  const sender = relay.join('chat', port())
+  let said = 0
+  const slow = { ...port({ autoDone: false }), dropping: () => { said++ } }
+  relay.join('chat', slow)
+  const throwing = { ...port({ autoDone: false }), dropping: () => { throw new Error('a listener that throws') } }
+  relay.join('chat', throwing)
+  for (let i = 0; i < 50; i++) assert.doesNotThrow(() => relay.receive(sender, msg({ data: 'x'.repeat(300) })))
+  assert.equal(said, 1)
+})
+
 test('a write callback called twice, a send that throws and a closed channel leave the backlog right', () => {
   const relay = createAdapterRelay()
   const sender = relay.join('chat', port())
