@@ -75,26 +75,38 @@ export function renderTable (headers, rows) {
   return [line(headers.map((h) => paint('bold', h))), ...rows.map(line)].join('\n')
 }
 
+const WORKER_COLUMNS = ['id', 'name', 'mode', 'pid', 'status', 'restarts', 'uptime', 'cpu', 'mem']
+
 /**
- * The `sup ls` table.
- * @param {Array<import('../ipc/methods.js').WorkerRow>} rows
+ * The `sup ls` table; with `hosts` (sup --host), a host column first (rows carry `host`),
+ * and a row for each host that did not answer.
+ * @param {Array<import('../ipc/methods.js').WorkerRow & { host?: string }>} rows
+ * @param {{ hosts?: string[] }} [options] hosts: the hosts that did not answer
  */
-export function renderWorkers (rows) {
-  if (rows.length === 0) return 'no apps (start one with: sup start app.js)'
-  return renderTable(
-    ['id', 'name', 'mode', 'pid', 'status', 'restarts', 'uptime', 'cpu', 'mem'],
-    rows.map((r) => [
-      String(r.id),
-      escapeControls(r.name),
-      r.mode,
-      r.pid === null ? '-' : String(r.pid),
-      paintStatus(r.status),
-      String(r.restarts),
-      formatDuration(r.uptime),
-      `${Math.round(r.cpu)}%`,
-      formatBytes(r.memory)
-    ])
-  )
+export function renderWorkers (rows, { hosts } = {}) {
+  if (hosts === undefined) {
+    return rows.length === 0 ? 'no apps (start one with: sup start app.js)' : renderTable(WORKER_COLUMNS, rows.map(workerCells))
+  }
+  const failed = hosts.map((host) => [escapeControls(host), ...WORKER_COLUMNS.map((c) => c === 'status' ? paint('red', 'unreachable') : '-')])
+  return renderTable(['host', ...WORKER_COLUMNS], [...rows.map((r) => [escapeControls(r.host ?? ''), ...workerCells(r)]), ...failed])
+}
+
+/**
+ * One worker's cells of the `sup ls` table.
+ * @param {import('../ipc/methods.js').WorkerRow} r
+ */
+function workerCells (r) {
+  return [
+    String(r.id),
+    escapeControls(r.name),
+    r.mode,
+    r.pid === null ? '-' : String(r.pid),
+    paintStatus(r.status),
+    String(r.restarts),
+    formatDuration(r.uptime),
+    `${Math.round(r.cpu)}%`,
+    formatBytes(r.memory)
+  ]
 }
 
 /**

@@ -11,14 +11,16 @@
 // listening for good, and only the workers accept. The daemon waits for the helper without
 // blocking its loop.
 //
-// The handle factory is Node's private `net._createServerHandle`, the one private API here,
-// because no public one does this job: every public way to a socket puts it on the daemon's
-// event loop. `server.listen()` in any form (a port, a path, `{ fd }`, a handle) listens and
-// polls, so the daemon would accept connections meant for the workers; a server sent over IPC
-// (`child.send(message, server)`) is listened on where it arrives (child_process's handle
-// conversion), and `new net.Socket({ fd })` reads; `pauseOnConnect` and `maxConnections` act
-// only after accept(2). No public API gives a socket's descriptor either, which `stdio` needs
-// to hand it to a worker as fd 3. The helper itself uses only public API (`server.listening`).
+// The handle factory is Node's private `net._createServerHandle`, the one private API of the
+// daemon, because no public one binds a socket the daemon does not accept on. Every public way
+// to make a socket listens and polls it: `server.listen()` in any form (a port, a path, a
+// handle), so the daemon would accept connections meant for the workers; a server sent over
+// IPC (`child.send(message, server)`) is listened on where it arrives (child_process's handle
+// conversion); `pauseOnConnect` and `maxConnections` act only after accept(2). A descriptor
+// the daemon already has can be held publicly without being touched (`new net.Socket({ fd,
+// readable: false, writable: false })`, as inherited-sockets.js does with systemd's), but no
+// public API binds one, nor gives the descriptor of a socket Node made, which `stdio` needs to
+// hand it to a worker as fd 3. The helper itself uses only public API (`server.listening`).
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import net from 'node:net'
