@@ -3,7 +3,7 @@
 // client/config/start-options.js) plus the runtime's own, normalised into app configs here in
 // the CLI layer.
 import { createRequire } from 'node:module'
-import { parseBalance } from '../ipc/balance.js'
+import { daemonBalanceOfFlag } from '../ipc/balance.js'
 import { SupError } from '../ipc/errors.js'
 import { buildConfigs, warnOnce } from './config/build.js'
 import { declareStartOptions } from './config/start-options.js'
@@ -50,7 +50,7 @@ export async function parseRuntimeArgs (argv, io) {
     if (!parsed) return 0
     const { target, args, opts } = /** @type {{ target: string, args: string[], opts: Record<string, any> }} */ (parsed)
     const configs = await buildConfigs(target, args, opts, io.cwd, { warn: warnOnce(io, 'sup-runtime') })
-    const balance = opts.balance !== undefined ? parseBalance(opts.balance, '--balance') : null
+    const balance = opts.balance !== undefined ? daemonBalanceOfFlag(opts.balance, '--balance') : null
     return {
       configs: opts.logFiles ? configs : configs.map(withoutLogFiles),
       json: Boolean(opts.json),

@@ -23,6 +23,7 @@ import { Settings } from './settings.js'
 import { realEffects } from './worker/effects.js'
 import { InheritedSockets } from './sockets/inherited-sockets.js'
 import { Supervisor } from './supervisor.js'
+import { endPreviousCgroups, openCgroups } from './cgroups/open.js'
 
 export const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
 
@@ -59,6 +60,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   const releaseLock = acquireLock(paths.pidFile, paths.home)
   const removePidCopy = await writePidCopy(pidFile, logger)
   const settings = new Settings({ file: paths.settings, logger })
+  const cgroups = openCgroups({ home: paths.home, env, logger })
 
   const logDefaults = readLogDefaults(env, (message) => logger.warn(`${message}; using the default`))
   // Socket activation: systemd's sockets are the daemon's alone; no app or helper inherits
@@ -73,7 +75,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
     logsDir: paths.logs,
     logger,
     // Every worker's env takes its app's `sup set` values, read at each start.
-    effects: realEffects({ balance, settings: (name) => settings.of(name) }),
+    effects: realEffects({ balance, settings: (name) => settings.of(name), cgroups }),
     // Log lines are cut and decoded one by one only while someone follows them: a subscriber
     // on the socket, or a listener in this process (sup-runtime prints every line).
     linesWanted: () => serving === null || serving.wants('log') || supervisor.listeners('log').some((listener) => listener !== publishLog),
@@ -94,7 +96,9 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   // Requests wait for this (server.js), so `sup ls` right after a crash shows the restored apps.
   // Persistence proposes what the dump held; the Supervisor carries it out, not awaited past
   // the registering: a dependent may wait for its dependencies up to their start deadlines.
-  const ready = loaded.then(() => persistence?.open()).then((proposal) => {
+  // A dead daemon's workers get their stop ladder first (persistence), then whatever is still in
+  // its cgroups ends, before any app is restored or started.
+  const ready = loaded.then(() => persistence?.open()).finally(() => endPreviousCgroups(cgroups, { home: paths.home, logger })).then((proposal) => {
     if (!proposal) return
     return supervisor.restore(proposal).then(({ launched, refusals }) => {
       for (const refusal of refusals) persistence?.warn(refusal)
@@ -118,6 +122,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
         endpoint,
         events,
         ready,
+        cgroups,
         daemon: { version, pid: process.pid, startedAt, home: paths.home, balance },
         // Answer the request first, then stop everything.
         requestShutdown: () => setImmediate(() => onKill('sup kill'))
@@ -173,6 +178,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
       await ready
       const writeDump = persistence?.beginShutdown()
       await supervisor.stopAll()
+      cgroups.close()
       await writeDump?.()
       await events.close()
       removePidCopy()
@@ -206,7 +212,8 @@ function exportWorker (worker, usage) {
     startedAt: state.startedAt,
     usage,
     ready: worker.config.readiness ? state.probeReady : null,
-    livenessRestarts: state.livenessRestarts
+    livenessRestarts: state.livenessRestarts,
+    limits: { max_memory: worker.config.max_memory, cpu_limit: worker.config.cpu_limit }
   }
 }
 

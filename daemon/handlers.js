@@ -17,6 +17,7 @@ import { PROTOCOL_VERSION } from '../ipc/methods.js'
  * @property {() => void} requestShutdown
  * @property {(topics: string[], apps: string[] | undefined) => void} subscribe subscribe the calling connection
  * @property {import('./events/journal.js').EventJournal} events the supervisor's decisions kept (sup events)
+ * @property {import('./cgroups/cgroups.js').Cgroups} [cgroups] how workers are contained (a cgroup each, or the token sweep)
  *
  * @typedef {(params: any, ctx: HandlerContext) => unknown} Handler
  */
@@ -53,9 +54,9 @@ export const HANDLERS = {
     return { events: events.list({ ...filter, limit: params.limit }), apps: filter.apps ? [...filter.apps] : null }
   },
 
-  'app.describe' (params, { supervisor, settings, events }) {
+  'app.describe' (params, { supervisor, settings, events, cgroups }) {
     const described = supervisor.describe(params.target)
-    return { ...described, settings: settings.of(described.name), events: events.list({ apps: new Set([described.name]), limit: DESCRIBE_EVENTS }) }
+    return { ...described, settings: settings.of(described.name), events: events.list({ apps: new Set([described.name]), limit: DESCRIBE_EVENTS }), containment: cgroups?.describe() ?? null }
   },
   // What each worker's process was given: its env on the settings it runs with.
   'app.env': (params, { supervisor }) => supervisor.resolve([params.target], { cwd: params.cwd }).map((w) => ({

@@ -4,14 +4,16 @@
 // (daemon/app/app.js) and to reload (daemon/rollout/reload.js).
 import { EventEmitter } from 'node:events'
 import { SupError } from '../ipc/errors.js'
-import { App, resizeWorkers, restartWorkers, settle, updateConfig } from './app/app.js'
+import { App, pickGiven, resizeWorkers, restartWorkers, settle, updateConfig } from './app/app.js'
 import { realEffects } from './worker/effects.js'
-import { STATUS, isDecided, isRunning, isStopped } from './worker/lifecycle.js'
+import { isDecided, isRunning, isStopped } from './worker/lifecycle.js'
 import { checkDependencies } from './app/depends-on.js'
+import { launchInOrder } from './app/launch-order.js'
 import { LOG_DEFAULTS } from './logs/defaults.js'
 import { LogFiles } from './logs/files.js'
 import { tolerateTimeout, until } from './until.js'
 import { reloadApps, reloadByTrigger, replaceWorker, scaleApp } from './rollout/reload.js'
+import { freeInstances } from './rollout/plan.js'
 import { matchTarget, resolveTargets } from './resolve-targets.js'
 import { metricsEvent } from './metrics/sampler.js'
 import { memoryEvent, replaceOnce } from './metrics/memory-guard.js'
@@ -24,20 +26,6 @@ import { resolveRunAs } from './worker/run-as.js'
  * @typedef {import('./worker/worker.js').Worker} Worker
  * @typedef {import('../ipc/app-config.js').AppConfig} AppConfig
  */
-
-/**
- * The settings of `config` named in `given` (watch brings its paths).
- * @param {AppConfig} config
- * @param {string[]} given
- * @returns {Partial<AppConfig>}
- */
-function pickGiven (config, given) {
-  const keys = new Set(given)
-  if (keys.has('watch')) keys.add('watch_paths')
-  // --interpreter /path/to/node or node@22 is kept in runtime (docs/config.md#which-node-runs-an-app).
-  if (keys.has('interpreter')) keys.add('runtime')
-  return Object.fromEntries(Object.entries(config).filter(([key]) => keys.has(key)))
-}
 
 /**
  * @param {Map<Worker, App>} apps
@@ -120,7 +108,7 @@ export class Supervisor extends EventEmitter {
     // Registered is a change like any other, for the state file and the subscribers, even
     // when no worker moves (issue 19 item 5).
     for (const app of apps) if (!app.config.autostart) app.announce()
-    await this.launchInOrder(apps.filter((app) => app.config.autostart).map((app) => ({ app, workers: app.workers })))
+    await launchInOrder(apps.filter((app) => app.config.autostart).map((app) => ({ app, workers: app.workers })), { apps: this.apps, logger: this.logger })
     const started = apps.flatMap((app) => app.workers)
     // The first attempt decided (up, given up on, or waiting to retry), as PM2's start answers;
     // past the deadline, answer with the rows as they are: the CLI names those not online.
@@ -130,50 +118,6 @@ export class Supervisor extends EventEmitter {
       const app = this.apps.get(config.name)
       return app?.workers.map((w) => app.row(w)) ?? []
     })
-  }
-
-  /**
-   * Start workers of apps just registered, each app once its dependencies (depends_on) are
-   * ready: every worker online, which with a readiness probe means the probe passed. A
-   * dependency in the batch is waited for through its own launch, one the daemon runs already
-   * as it is, each at most its start deadline; names the daemon does not know are left out (a
-   * restore whose dependency was not saved). An app whose dependencies are not ready is held,
-   * as `sup stop` leaves it (`sup restart` starts it). Shared by `sup start`, `sup resurrect` and
-   * the restore after a crash, so all three start in the same order. An app without
-   * dependencies starts before this returns its promise.
-   * @param {Array<{ app: App, workers: Worker[] }>} batch workers: those to start
-   */
-  async launchInOrder (batch) {
-    /** @type {Map<string, Promise<void>>} */
-    const launches = new Map()
-    /** @type {Map<string, Promise<boolean>>} */
-    const readiness = new Map()
-    const isReady = async (/** @type {string} */ name) => {
-      await null // every launch of the batch is registered by then
-      await launches.get(name)
-      const app = this.apps.get(name)
-      if (!app) return false
-      await settle(app.workers, isDecided).catch(tolerateTimeout)
-      return app.workers.length > 0 && app.workers.every((w) => w.state.status === STATUS.ONLINE)
-    }
-    const readyOf = (/** @type {string} */ name) => {
-      if (!readiness.has(name)) readiness.set(name, isReady(name))
-      return /** @type {Promise<boolean>} */ (readiness.get(name))
-    }
-    const launch = async (/** @type {{ app: App, workers: Worker[] }} */ { app, workers }) => {
-      const deps = workers.length > 0 ? (app.config.depends_on ?? []).filter((name) => this.apps.has(name)) : []
-      const verdicts = deps.length > 0 ? await Promise.all(deps.map(readyOf)) : []
-      const unready = deps.filter((_, i) => !verdicts[i])
-      if (unready.length > 0) this.logger.warn({ app: app.name, unready }, 'not started: a dependency (depends_on) is not ready')
-      // Deleted, or stopped by another command, while it waited: leave it be.
-      if (this.apps.get(app.name) !== app) return
-      for (const worker of workers) {
-        if (worker.state.held) continue
-        worker.dispatch({ type: unready.length === 0 ? 'start' : 'hold' })
-      }
-    }
-    for (const entry of batch) launches.set(entry.app.name, launch(entry))
-    await Promise.all(launches.values())
   }
 
   /**
@@ -239,7 +183,7 @@ export class Supervisor extends EventEmitter {
     })
     // Bound for an app another restore registered meanwhile: let go.
     for (const [name, held] of sockets) if (!batch.some((entry) => entry.app.name === name)) held.close()
-    return { batch, launched: this.launchInOrder(batch), refusals }
+    return { batch, launched: launchInOrder(batch, { apps: this.apps, logger: this.logger }), refusals }
   }
 
   /**
@@ -264,7 +208,8 @@ export class Supervisor extends EventEmitter {
     app.swap({ config: Object.freeze({ ...config }), shellEnv })
     app.announce()
     this.logger.info({ app: app.name }, 'restarting app with its new settings')
-    const leaving = resizeWorkers(app, config.instances)
+    const taken = app.workers.map((w) => w.instance)
+    const leaving = resizeWorkers(app, config.instances, freeInstances(taken, config.instances - taken.length))
     await Promise.all([restartWorkers(app.workers.filter((w) => !leaving.includes(w))), ...leaving.map((w) => until(w, () => w.removed, undefined, 'remove'))])
   }
 
@@ -495,14 +440,16 @@ export class Supervisor extends EventEmitter {
   }
 
   /**
-   * Rolling reload (daemon/rollout/reload.js).
-   * @param {Parameters<typeof reloadApps>[1]} params
+   * Rolling reload (daemon/rollout/reload.js). The settings it changes (`update`, --node-args)
+   * are turned here into a function from an app's config to the one it reloads with.
+   * @param {import('./rollout/reload.js').ReloadParams & { update?: Partial<AppConfig> }} params
    */
-  reload (params) {
-    const name = params.update?.name
-    if (!name) return reloadApps(this.reloadScope(), params)
+  reload ({ update, ...params }) {
+    const revise = update ? (/** @type {AppConfig} */ config) => updateConfig(config, update) : undefined
+    const name = update?.name
+    if (!name) return reloadApps(this.reloadScope(), { ...params, revise })
     const old = this.rename(this.resolve(params.targets, { cwd: params.cwd }), name)
-    return reloadApps(this.reloadScope(), { ...params, targets: params.targets.map((t) => t === old ? name : t) })
+    return reloadApps(this.reloadScope(), { ...params, revise, targets: params.targets.map((t) => t === old ? name : t) })
   }
 
   /**

@@ -31,7 +31,11 @@ const TO_AGENT = Object.freeze({
   /** take connections again */
   open: 'open',
   /** check one of the worker's own servers for a probe: { seq, type: 'http' | 'tcp', port, path }; answered by 'probed' */
-  probe: 'probe'
+  probe: 'probe',
+  /** the answer to 'listen' (routed apps): { seq, key, sockname } or { seq, errno } */
+  listened: 'listened',
+  /** a connection for a routed server, with its socket as the message's handle: { key, seq, data } (data: the bytes the daemon read, base64); answered by 'took' */
+  conn: 'conn'
 })
 
 /** Agent -> daemon, as `{ sup: act, ...fields }`. */
@@ -45,7 +49,17 @@ const FROM_AGENT = Object.freeze({
   /** the answer to 'sync': nothing handed to this worker is left unanswered */
   synced: 'synced',
   /** the answer to 'probe': { seq, status } (http: the status of the response; tcp: 0 when a server listens) or { seq, error } */
-  probed: 'probed'
+  probed: 'probed',
+  /** a routed app's server asks the daemon to listen for it: { seq, address, port, addressType, index }; answered by 'listened' */
+  listen: 'listen',
+  /** a routed server closed: { key } */
+  unlisten: 'unlisten',
+  /** the answer to 'conn': { seq, ok } (false: declined, the daemon hands it to another worker) */
+  took: 'took',
+  /** routed connections that ended since the last report: { n } */
+  closed: 'closed',
+  /** a socket.io session started in this worker (sticky): { sid } */
+  session: 'session'
 })
 
 /** The plain strings of PM2's protocol, sent by and to the app itself. */
@@ -61,7 +75,7 @@ const APP_MESSAGES = Object.freeze({
  * @typedef {keyof typeof FROM_AGENT | 'ready'} WorkerAct what the daemon hears from a worker
  * @typedef {{ cmd: typeof AGENT_CMD, act: AgentAct } & Record<string, unknown>} AgentMessage
  * @typedef {{ sup: keyof typeof FROM_AGENT } & Record<string, unknown>} AgentReport
- * @typedef {Partial<Record<AgentAct, (message: any) => void>>} AgentHandlers the agent's table
+ * @typedef {Partial<Record<AgentAct, (message: any, handle?: any) => void>>} AgentHandlers the agent's table
  * @typedef {Partial<Record<WorkerAct, (message: any) => void>>} WorkerHandlers the daemon's table
  */
 
@@ -112,15 +126,17 @@ function workerActOf (message) {
  * Call the handler for `act`. Returns false when there is none (an unknown act, or one this
  * side does not handle), so the caller decides what an unhandled message means.
  * @template {string} A
- * @param {Partial<Record<A, (message: any) => void>>} handlers
+ * @param {Partial<Record<A, (message: any, handle?: any) => void>>} handlers
  * @param {A | null} act
  * @param {unknown} message
+ * @param {unknown} [handle] a handle that came with it (a routed connection's socket)
  * @returns {boolean}
  */
-function dispatch (handlers, act, message) {
+function dispatch (handlers, act, message, handle) {
   const handler = act !== null && Object.hasOwn(handlers, act) ? handlers[act] : undefined
   if (typeof handler !== 'function') return false
-  handler(message)
+  if (handle === undefined) handler(message)
+  else /** @type {(message: unknown, handle: unknown) => void} */ (handler)(message, handle)
   return true
 }
 

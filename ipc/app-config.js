@@ -34,6 +34,10 @@ import { APP_FIELDS, STORED_FIELDS } from './app-fields.js'
  * @property {boolean} vizion read the git revision of the app's folder when a worker starts (PM2's name)
  * @property {number[]} stop_exit_codes
  * @property {number | null} max_memory_restart bytes
+ * @property {number | null} max_memory bytes: each worker's hard memory limit (cgroup memory.max)
+ * @property {number | null} memory_high bytes: where the kernel throttles and reclaims (cgroup memory.high)
+ * @property {number | null} cpu_limit cores: each worker's CPU time per period (cgroup cpu.max)
+ * @property {number | null} max_pids each worker's processes and threads (cgroup pids.max)
  * @property {string | null} out_file
  * @property {string | null} error_file
  * @property {string | boolean | null} log_file stdout and stderr together; true = $SUP_HOME/logs/<name>.log; false or null = none
@@ -51,6 +55,10 @@ import { APP_FIELDS, STORED_FIELDS } from './app-fields.js'
  * @property {string[]} ignore_watch globs or paths not to watch (node_modules and .git never are)
  * @property {number} watch_delay ms of quiet after the last change before restarting
  * @property {string[]} listen sockets the daemon binds and hands to every generation (fork mode): canonical entries of ipc/listen.js ("3000", "127.0.0.1:8080", "unix:/run/app.sock")
+ * @property {'daemon' | 'least-conn'} balance cluster mode: "least-conn" routes this app's connections to the worker holding the fewest; "daemon": the daemon's rr or os (ipc/balance.js)
+ * @property {boolean} sticky cluster mode: a client's requests reach the same worker (docs/realtime.md)
+ * @property {string | null} sticky_cookie with sticky: the cookie whose value names a session
+ * @property {boolean} trust_proxy with sticky: X-Forwarded-For's first address is the client's
  * @property {ProbeConfig | null} readiness a worker is ready (online, given connections) once this passes (docs/probes.md)
  * @property {ProbeConfig | null} liveness a worker whose probe fails `failure_threshold` times in a row is restarted
  * @property {string[]} depends_on apps that must be ready before this one starts

@@ -10,7 +10,7 @@
 /** @typedef {import('./schema.js').Schema} Schema */
 
 /**
- * @typedef {'string' | 'boolean' | 'duration' | 'count' | 'bytes' | 'path' | 'enum' | 'user' | 'custom'} InputKind
+ * @typedef {'string' | 'boolean' | 'duration' | 'count' | 'bytes' | 'cores' | 'path' | 'enum' | 'user' | 'custom'} InputKind
  *   how the CLI reads the key (client/config/read-value.js); 'custom': normalize.js builds it
  *
  * @typedef {object} CliFlag a `sup start` flag that sets the key
@@ -107,6 +107,11 @@ export const APP_FIELDS = [
   { key: 'vizion', input: 'boolean', schema: bool, default: true, cli: [{ flags: '--no-vizion', parse: onlyFalse, help: 'do not read the git revision of the app\'s folder (shown by sup describe)' }] },
   { key: 'stop_exit_codes', input: 'custom', schema: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 255 }, maxItems: 256 }, default: [], cli: [{ flags: '--stop-exit-codes <codes>', parse: (v) => String(v).split(',').map((c) => Number(c.trim())), help: 'exit codes that mean "done, do not restart" (comma-separated)' }] },
   { key: 'max_memory_restart', input: 'bytes', schema: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }] }, default: null, cli: [{ flags: '--max-memory-restart <size>', help: 'restart a worker past this memory, e.g. 200M' }] },
+  // Limits the kernel enforces, per worker process and all it starts (its cgroup, docs/config.md#limits).
+  { key: 'max_memory', input: 'bytes', schema: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }] }, default: null, aliases: ['memory_max'], cli: [{ flags: '--max-memory <size>', help: 'hard memory limit per worker (cgroup memory.max): past it the kernel OOM-kills the worker and sup restarts it, e.g. 512M' }] },
+  { key: 'memory_high', input: 'bytes', schema: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }] }, default: null, cli: [{ flags: '--memory-high <size>', help: 'memory above which the kernel throttles and reclaims a worker (cgroup memory.high), e.g. 400M' }] },
+  { key: 'cpu_limit', input: 'cores', schema: { anyOf: [{ type: 'number', minimum: 0.01, maximum: 1024 }, { type: 'null' }] }, default: null, aliases: ['max_cpu'], cli: [{ flags: '--cpu-limit <cores>', aliases: ['--max-cpu'], help: 'CPU per worker in cores (cgroup cpu.max), e.g. 1.5, 50% or 500m' }] },
+  { key: 'max_pids', input: 'count', schema: { anyOf: [{ type: 'integer', minimum: 1, maximum: 4194304 }, { type: 'null' }] }, default: null, cli: [{ flags: '--max-pids <n>', help: 'most processes and threads per worker (cgroup pids.max)' }] },
   { key: 'out_file', input: 'path', schema: nullableStr, default: null, aliases: ['output', 'out', 'out_log'], cli: [{ flags: '-o, --output <file>', help: 'stdout log file ("/dev/null" or NULL: none)' }] },
   { key: 'error_file', input: 'path', schema: nullableStr, default: null, aliases: ['error', 'err_file', 'err', 'err_log'], cli: [{ flags: '-e, --error <file>', help: 'stderr log file ("/dev/null" or NULL: none)' }] },
   { key: 'log_file', input: 'custom', schema: { anyOf: [str, bool, { type: 'null' }] }, default: null, aliases: ['log'], cli: [{ flags: '-l, --log [file]', help: 'one more file with stdout and stderr together (default $SUP_HOME/logs/<name>.log)' }] },
@@ -134,6 +139,11 @@ export const APP_FIELDS = [
   { key: 'ignore_watch', input: 'custom', schema: strList, default: [], cli: [{ flags: '--ignore-watch <paths>', help: 'globs or paths not to watch (comma- or space-separated); node_modules and .git never are' }] },
   { key: 'watch_delay', input: 'duration', schema: ms, default: 1000, cli: [{ flags: '--watch-delay <ms>', help: 'quiet time after the last change before restarting' }] },
   { key: 'listen', input: 'custom', schema: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 200 }, maxItems: 64 }, default: [], fixed: true, cli: [{ flags: '--listen <addresses>', parse: commaList, help: 'fork mode: sockets the daemon binds and hands to every generation, e.g. 3000 or "127.0.0.1:8080,unix:/run/app.sock"' }] },
+  // Cluster mode: how connections reach the workers (docs/realtime.md); rr and os stay the daemon's (ipc/balance.js)
+  { key: 'balance', input: 'enum', schema: { type: 'string', enum: ['daemon', 'least-conn'] }, default: 'daemon', fixed: true, cli: [{ flags: '--balance <rr|os|least-conn>', parse: (v) => v === 'least-conn' ? v : undefined, help: 'cluster connections: "least-conn" (this app: to the worker holding the fewest), or the daemon\'s, fixed when it starts: "rr" (handed out round-robin, default) or "os" (workers accept them)' }] },
+  { key: 'sticky', input: 'boolean', schema: bool, default: false, fixed: true, cli: [{ flags: '--sticky', help: 'cluster mode: a client\'s requests reach the same worker (socket.io\'s sid, --sticky-cookie, else its address)' }] },
+  { key: 'sticky_cookie', input: 'string', schema: nullableStr, default: null, cli: [{ flags: '--sticky-cookie <name>', help: 'with --sticky: the cookie that names a session' }] },
+  { key: 'trust_proxy', input: 'boolean', schema: bool, default: false, cli: [{ flags: '--trust-proxy', help: 'with --sticky: a proxy of the app\'s own is in front, the client is X-Forwarded-For\'s first address' }] },
   { key: 'readiness', input: 'custom', schema: probe, default: null },
   { key: 'liveness', input: 'custom', schema: probe, default: null },
   { key: 'depends_on', input: 'custom', schema: { type: 'array', items: appName, maxItems: 256 }, default: [] },

@@ -27,6 +27,20 @@ export function parseBalance (value, source) {
   throw new SupError('SUP_ERR_CONFIG_INVALID_BALANCE', { source, value })
 }
 
+/** The balance an app may choose for itself (its `balance` key): sup's router, not Node's (docs/realtime.md). */
+export const APP_BALANCE = 'least-conn'
+
+/**
+ * The daemon's balance a `--balance` flag asks for: null for an app's own (least-conn), which
+ * the app's config carries instead.
+ * @param {unknown} value
+ * @param {string} source
+ * @returns {Balance | null}
+ */
+export function daemonBalanceOfFlag (value, source) {
+  return value === APP_BALANCE ? null : parseBalance(value, source)
+}
+
 /**
  * The balance a daemon started with this environment uses.
  * @param {NodeJS.ProcessEnv} env

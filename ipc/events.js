@@ -55,7 +55,7 @@
  *   topic `reload.progress`: each step of a rollout, as it happens
  *
  * @typedef {'spawned' | 'online' | 'exited' | 'restarting' | 'crash-loop' | 'not-restarting' | 'killed' | 'drain-timeout'
- *   | 'ready-timeout' | 'liveness' | 'spawn-error' | 'stop' | 'delete' | 'restart' | 'watch' | 'cron' | 'memory-limit'
+ *   | 'ready-timeout' | 'liveness' | 'spawn-error' | 'stop' | 'delete' | 'restart' | 'watch' | 'cron' | 'memory-limit' | 'oom'
  *   | 'reload' | 'scale'} EventKind what the event is about (docs/events.md lists each)
  * @typedef {object} SupEvent topic `event`: one supervisor decision and its reason (`sup events`, docs/events.md)
  * @property {number} seq increasing, also across daemon restarts

@@ -29,6 +29,9 @@ import { APP_CONFIG_SCHEMA, APP_NAME_PATTERN, ENV_RECORD } from './app-config.js
  * @property {number} [liveness_restarts] restarts because its liveness probe failed
  * @property {{ reason: string, at: number } | null} [last_restart] why sup last restarted it on its own (a failed liveness probe), and when
  * @property {{ kind: 'node' | 'bun' | 'deno', path: string, version: string, source: string } | null} [runtime] the program its process runs on
+ * @property {{ max_memory: number | null, memory_high: number | null, cpu_limit: number | null, max_pids: number | null }} [limits] the kernel's limits of each of its processes (docs/config.md#limits)
+ * @property {{ memory: number, resident: number, anon: number, cpu_seconds: number, throttled_periods: number, throttled_seconds: number, oom_kills: number, processes: number } | null} [cgroup]
+ *   what the kernel counts in its cgroup (bytes, seconds), where it has one; its cpu and memory come from these then
  *   (node: its `process.version`); null for other interpreters and before its first start (docs/config.md#interpreter)
  */
 

@@ -41,6 +41,7 @@ export async function run (target, { paths, io, opts }) {
       io.out('')
     }
     for (const line of describeRuntimes(info.workers)) io.out(line)
+    if (info.containment) io.out(describeContainment(info.containment))
     io.out(renderWorkers(info.workers))
     for (const line of describeProbes(config, info.workers)) io.out(line)
     const sampled = info.workers.filter((/** @type {any} */ w) => w.time !== null && w.time !== undefined)
@@ -48,11 +49,23 @@ export async function run (target, { paths, io, opts }) {
       io.out('')
       io.out(renderWorkerFigures(sampled))
     }
+    for (const line of describeCgroups(info.workers)) io.out(line)
     for (const line of describeEvents(info.events ?? [], info.name)) io.out(line)
     return 0
   } finally {
     await conn.close()
   }
+}
+
+/**
+ * How the app's processes are kept together: "containment cgroup v2 (a cgroup per worker; memory,
+ * cpu, pids from cgroup v1)", or the token sweep and why (docs/reliability.md#containment).
+ * @param {{ kind: string, reason: string | null, controllers: Record<string, number> }} containment
+ */
+export function describeContainment ({ kind, reason, controllers }) {
+  if (kind === 'token') return `containment token sweep (no cgroups: ${reason}; a process that clears its environment can escape stop)`
+  const v1 = Object.entries(controllers).filter(([, version]) => version === 1).map(([name]) => name)
+  return `containment ${kind === 'cgroup-v2' ? 'cgroup v2' : 'cgroup v1 freezer'} (a cgroup per worker, ended whole at stop${v1.length > 0 ? `; ${v1.join(', ')} from cgroup v1` : ''})`
 }
 
 /**
@@ -180,4 +193,21 @@ export function renderWorkerFigures (workers) {
       w.handles === null ? '-' : String(w.handles)
     ])
   )
+}
+
+/**
+ * What the kernel counts in each worker's cgroup, beside its limits (docs/config.md#limits).
+ * @param {Array<{ id: number, limits?: Record<string, number | null>, cgroup?: Record<string, number> | null }>} workers
+ * @returns {string[]}
+ */
+export function describeCgroups (workers) {
+  const inCgroup = workers.filter((w) => w.cgroup)
+  if (inCgroup.length === 0) return []
+  const limit = (/** @type {number | null | undefined} */ v, /** @type {(v: number) => string} */ show) => v == null ? 'none' : show(v)
+  const { limits = {} } = inCgroup[0]
+  return ['', `cgroup (limits per worker: max_memory ${limit(limits.max_memory, formatBytes)}, memory_high ${limit(limits.memory_high, formatBytes)}, cpu_limit ${limit(limits.cpu_limit, (v) => `${v} cores`)}, max_pids ${limit(limits.max_pids, String)})`,
+    renderTable(['id', 'memory', 'resident', 'cpu time', 'throttled', 'oom kills', 'processes'], inCgroup.map((w) => {
+      const c = /** @type {Record<string, number>} */ (w.cgroup)
+      return [String(w.id), formatBytes(c.memory), formatBytes(c.resident), `${c.cpu_seconds.toFixed(1)}s`, `${c.throttled_seconds.toFixed(1)}s (${c.throttled_periods} periods)`, String(c.oom_kills), String(c.processes)]
+    }))]
 }

@@ -2,7 +2,9 @@
 // sup monit: the terminal dashboard. Follows the daemon's stream (metrics, logs, state),
 // redraws at most a few times a second, and keeps waiting when the daemon goes away.
 // Every key goes through one table (monit/keys.js) to a handler of `handlers` below.
+import { appendFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { performance } from 'node:perf_hooks'
 import { SupError } from '../../ipc/errors.js'
 import { METHODS } from '../../ipc/methods.js'
 import { connectDaemon } from '../daemon.js'
@@ -18,6 +20,8 @@ import { installView } from '../monit/views.js'
 
 /** Frames at most this often: the stream can bring many log lines a second. */
 const MIN_FRAME_MS = 250
+/** How long a frame waits for the rest of a burst of events. */
+const BURST_MS = 20
 /** How long to wait between attempts to reach a daemon that is not there. */
 const RECONNECT_MS = 1000
 /** How long a message in the footer stays. */
@@ -28,6 +32,18 @@ const HOST_MS = 2000
 const INITIAL_LOG_LINES = 100
 /** The full-screen views, in the order Tab visits them (monit/views.js says how to add one). */
 const VIEWS = [createDetailView]
+
+/**
+ * For the first-screen figure (docs/monitoring.md, "What it costs"): when the daemon answered
+ * and when the first screen with its apps was drawn, in ms since monit started.
+ * @param {string} file
+ * @param {Record<string, number>} figures
+ */
+function writeTiming (file, figures) {
+  try {
+    appendFileSync(file, JSON.stringify(figures) + '\n', { mode: 0o600 })
+  } catch {}
+}
 
 /** @param {import('../cli.js').CommandContext} ctx */
 export async function run ({ paths, io }) {
@@ -44,7 +60,7 @@ export async function run ({ paths, io }) {
   const life = { stopped: false }
   /** @type {NodeJS.Timeout | null} */
   let frameTimer = null
-  let dirty = false
+  let lastFrame = -Infinity
   /** @type {NodeJS.Timeout | null} */
   let messageTimer = null
   /** @type {NodeJS.Timeout | null} */
@@ -67,7 +83,19 @@ export async function run ({ paths, io }) {
   /** @type {Map<string, import('../monit/views.js').MonitView>} */
   const views = new Map()
 
+  /** The selected app's max_memory_restart, asked once per app (the memory chart's scale). */
+  const learnLimit = () => {
+    const app = model.selected()?.app
+    if (!app || !connected || model.limits.has(app)) return
+    model.limits.set(app, null)
+    request('app.describe', { target: app }).then((described) => {
+      const limit = described?.config?.max_memory_restart
+      model.limits.set(app, typeof limit === 'number' ? limit : null)
+      redraw()
+    }, () => model.limits.delete(app))
+  }
   const draw = () => {
+    learnLimit()
     const current = views.get(ui.screen)
     const filter = ui.typing ? `/${model.filter}_` : ''
     const workers = [...model.workers.values()]
@@ -83,24 +111,20 @@ export async function run ({ paths, io }) {
       help: ui.help ? { lines: helpLines(), offset: ui.help.offset } : null
     })
   }
+  // One frame for a burst: the daemon's sampling pass sends every worker's figures at once
+  // (50 events), drawn together a moment later, and frames at most every MIN_FRAME_MS.
   const redraw = () => {
-    if (life.stopped) return
-    if (frameTimer) {
-      dirty = true
-      return
-    }
-    draw()
+    if (life.stopped || frameTimer) return
     frameTimer = setTimeout(() => {
       frameTimer = null
-      if (dirty) {
-        dirty = false
-        redraw()
-      }
-    }, MIN_FRAME_MS)
+      lastFrame = performance.now()
+      draw()
+    }, Math.max(BURST_MS, lastFrame + MIN_FRAME_MS - performance.now()))
   }
   /** A key's answer shows now, not at the next frame. */
   const redrawNow = () => {
     if (life.stopped) return
+    lastFrame = performance.now()
     draw()
   }
   /** @param {string} text */
@@ -172,7 +196,11 @@ export async function run ({ paths, io }) {
     },
     mouse: () => {
       ui.mouse = !ui.mouse
-      if (ui.mouse) view.screen.enableMouse()
+      if (ui.mouse && !mouseHeard) {
+        mouseHeard = true
+        view.screen.on('mouse', onMouse)
+      }
+      if (ui.mouse) view.screen.program.enableMouse()
       else view.screen.program.disableMouse()
       say(ui.mouse ? 'mouse on: click selects, the wheel scrolls (m: off, to select text)' : 'mouse off: the terminal selects text again')
     },
@@ -247,6 +275,21 @@ export async function run ({ paths, io }) {
     redrawNow()
   })
   view.screen.on('resize', () => redraw())
+  // Only after m: until then the terminal keeps the mouse (to select and copy text). blessed
+  // asks the terminal for the mouse as soon as anyone listens to it, so the listener waits too.
+  let mouseHeard = false
+  /** @param {{ action: string, x: number, y: number }} data */
+  const onMouse = (data) => {
+    if (!ui.mouse || ui.answer || ui.typing || ui.screen !== 'list') return
+    if (data.action === 'wheelup') model.move(-3)
+    else if (data.action === 'wheeldown') model.move(3)
+    else if (data.action === 'mousedown') {
+      const index = view.lineAt(data.x, data.y)
+      const line = index === null ? undefined : model.lines()[index]
+      if (line) model.select(line)
+    } else return
+    redrawNow()
+  }
 
   /** @type {import('../../ipc/events.js').TopicHandlers} */
   const onEvents = {
@@ -264,14 +307,23 @@ export async function run ({ paths, io }) {
         const closed = new Promise((resolve) => conn?.once('close', resolve))
         await conn.request('subscribe', { topics: ['metrics', 'log', 'app.state', 'event'] })
         model.setWorkers(await conn.request('app.list'))
-        // The crashes of the last minute, so a crash loop shows from the first frame.
-        for (const event of (await conn.request('events.list', { limit: 200 })).events) model.applyEvent(event)
-        model.setHistory(await conn.request('metrics.history', {}))
-        // Per app, so that one chatty app does not fill the tail of all the others.
-        for (const name of model.apps().keys()) {
-          model.setLogs(name, await conn.request('logs.tail', { target: name, lines: INITIAL_LOG_LINES }))
-        }
+        model.limits.clear()
+        // The first screen as soon as the daemon has answered with its apps; the rest (the
+        // last minute's crashes, the charts' history, the log tails) fills in after it.
+        const answered = performance.now()
         connected = true
+        redrawNow()
+        if (io.env.SUP_MONIT_TIMING) writeTiming(io.env.SUP_MONIT_TIMING, { answered_ms: answered, drawn_ms: performance.now(), apps: model.apps().size, workers: model.workers.size })
+        const [events, history, ...tails] = await Promise.all([
+          conn.request('events.list', { limit: 200 }),
+          conn.request('metrics.history', {}),
+          // Per app, so that one chatty app does not fill the tail of all the others.
+          ...[...model.apps().keys()].map((name) => conn?.request('logs.tail', { target: name, lines: INITIAL_LOG_LINES }).then((lines) => ({ name, lines })))
+        ])
+        // The crashes of the last minute, so a crash loop shows from the first frames.
+        for (const event of events.events) model.applyEvent(event)
+        model.setHistory(history)
+        for (const tail of tails) if (tail) model.setLogs(tail.name, tail.lines)
         redraw()
         await closed
         connected = false

@@ -5,7 +5,7 @@
 // the apps of a config file that run (the others start), a stopped app of the same script.
 import { splitIntoParts } from '../app-parts.js'
 import { extname } from 'node:path'
-import { parseBalance } from '../../ipc/balance.js'
+import { daemonBalanceOfFlag, parseBalance } from '../../ipc/balance.js'
 import { SupError } from '../../ipc/errors.js'
 import { buildConfigs, buildUpdate, warnOnce } from '../config/build.js'
 import { isConfigFile } from '../config/load-file.js'
@@ -227,7 +227,7 @@ async function joinApp (conn, config) {
  * @param {NodeJS.ProcessEnv} env
  */
 function wantedBalance (opts, env) {
-  if (opts.balance !== undefined) return parseBalance(opts.balance, '--balance')
+  if (opts.balance !== undefined) return daemonBalanceOfFlag(opts.balance, '--balance')
   return env.SUP_BALANCE ? parseBalance(env.SUP_BALANCE, 'SUP_BALANCE') : null
 }
 

@@ -38,6 +38,7 @@ export function readField (field, raw, cwd) {
     case 'duration': return parseDuration(value, key)
     case 'count': return parseCount(value, key, /** @type {{ maximum: number }} */ (numberSchema(schema)).maximum)
     case 'bytes': return parseBytes(value, key, { allowZero: /** @type {{ minimum: number }} */ (numberSchema(schema)).minimum === 0 })
+    case 'cores': return parseCores(value, key)
     case 'path': return resolvePath(value, key, cwd)
     case 'enum': return parseChoice(value, key, /** @type {{ enum: readonly string[] }} */ (schema).enum)
     case 'user': return parseAccount(value, key)
@@ -100,6 +101,24 @@ export function parseCount (value, option, max) {
   if (!Number.isInteger(count) || /** @type {number} */ (count) < 0) throwInvalid(option, value, 'must be a whole number, 0 or more')
   if (/** @type {number} */ (count) > max) throwInvalid(option, value, `must be at most ${max}`)
   return /** @type {number} */ (count)
+}
+
+/** The fewest and most cores a CPU limit may name (the kernel's cpu.max takes 1 ms of 100 ms). */
+const MIN_CORES = 0.01
+const MAX_CORES = 1024
+
+/**
+ * Read a CPU limit in cores: 1.5 or "1.5", "150%" (of one core), Kubernetes' "1500m".
+ * @param {unknown} value
+ * @param {string} option named in the error
+ * @returns {number} cores
+ */
+export function parseCores (value, option) {
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : ''
+  const match = /^(\d+(?:\.\d+)?|\.\d+)(%|m)?$/.exec(text)
+  const cores = match ? Number(match[1]) / (match[2] === '%' ? 100 : match[2] === 'm' ? 1000 : 1) : NaN
+  if (!(cores >= MIN_CORES && cores <= MAX_CORES)) throwInvalid(option, value, `must be a number of cores from ${MIN_CORES} to ${MAX_CORES}, e.g. 1.5, "50%" or "500m"`)
+  return cores
 }
 
 /**

@@ -20,8 +20,7 @@ import { APP_FIELDS } from '../../ipc/app-fields.js'
 /** Flags that are not app settings: the caller reads them from the parsed options. */
 const COMMAND_OPTIONS = /** @type {const} */ ([
   { flags: '--env <name>', key: null, help: 'with a config file: apply env_<name>' },
-  { flags: '--only <names>', key: null, help: 'with a config file: only these apps (comma-separated)' },
-  { flags: '--balance <rr|os>', key: null, help: 'cluster connections: "rr" (the daemon hands them out round-robin, default) or "os" (workers accept them); fixed when the daemon starts' }
+  { flags: '--only <names>', key: null, help: 'with a config file: only these apps (comma-separated)' }
 ])
 
 /** @type {readonly StartOption[]} */

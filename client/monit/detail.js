@@ -43,7 +43,7 @@ export function detailLines (described, now = Date.now()) {
     lines.push(`  ${pad(key)}${value}`)
   }
   const listen = Array.isArray(config.listen) ? config.listen : []
-  lines.push('', `listen sockets      ${listen.length > 0 ? listen.join(', ') : '(none bound by sup; the app opens its own)'}`)
+  lines.push('', `${pad('listen sockets')}${listen.length > 0 ? listen.join(', ') : '(none bound by sup; the app opens its own)'}`)
   lines.push('', 'log files')
   for (const file of info.logs ?? []) lines.push(`  ${file}`)
   lines.push('', 'workers')
@@ -60,6 +60,20 @@ export function detailLines (described, now = Date.now()) {
   }
   lines.push(...describeEvents(info.events ?? [], info.name, now))
   return lines
+}
+
+/**
+ * Long lines (a deep script path) go on under themselves, indented, rather than cut.
+ * @param {string[]} lines
+ * @param {number} width
+ */
+export function wrapLines (lines, width) {
+  return lines.flatMap((line) => {
+    if (line.length <= width || width < 8) return [line.slice(0, Math.max(1, width))]
+    const out = [line.slice(0, width)]
+    for (let at = width; at < line.length; at += width - 4) out.push('    ' + line.slice(at, at + width - 4))
+    return out
+  })
 }
 
 /**
@@ -93,7 +107,7 @@ export function createDetailView (ctx) {
     },
     label: () => `detail ${app}`,
     /** @param {number} width @param {number} height */
-    render: (width, height) => lines.slice(view.offset, view.offset + height).map((l) => escapeTags(l.slice(0, width))).join('\n'),
+    render: (width, height) => wrapLines(lines, width).slice(view.offset, view.offset + height).map(escapeTags).join('\n'),
     open: async () => {
       const selected = ctx.model.selected()
       if (!selected) return

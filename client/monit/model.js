@@ -53,6 +53,8 @@ export class MonitModel {
     this.now = Date.now
     /** Apps shown: those whose name, namespace or a worker's status contains this (any case). */
     this.filter = ''
+    /** @type {Map<string, number | null>} app → its max_memory_restart (bytes, per worker), null: none */
+    this.limits = new Map()
     /** @type {{ key: SortKey | null, reverse: boolean }} null: the order the apps were started in */
     this.sort = { key: null, reverse: false }
   }
@@ -273,20 +275,27 @@ export class MonitModel {
 
   /**
    * What the selection names, for the right pane and for actions.
-   * @returns {{ label: string, target: string, app: string, size: number, workers: WorkerView[], crashing: Crashing | null } | null}
-   *   app: the app of the selection; size: how many workers that app has
+   * @returns {{ label: string, target: string, app: string, size: number, workers: WorkerView[], crashing: Crashing | null, limit: number | null } | null}
+   *   app: the app of the selection; size: how many workers that app has; limit: the memory
+   *   the workers shown may use (max_memory_restart each), null when none or not known yet
    */
   selected () {
     const sel = this.selection
     if (!sel) return null
     if (sel.kind === 'app') {
       const workers = this.apps().get(sel.name) ?? []
-      return { label: sel.name, target: sel.name, app: sel.name, size: workers.length, workers, crashing: this.crashing(sel.name, workers) }
+      return { label: sel.name, target: sel.name, app: sel.name, size: workers.length, workers, crashing: this.crashing(sel.name, workers), limit: this.limitOf(sel.name, workers.length) }
     }
     const worker = this.workers.get(sel.id)
     if (!worker) return null
     const size = this.apps().get(worker.name)?.length ?? 1
-    return { label: `${worker.name}[${worker.instance}] #${worker.id}`, target: String(worker.id), app: worker.name, size, workers: [worker], crashing: this.crashing(worker.name, [worker]) }
+    return { label: `${worker.name}[${worker.instance}] #${worker.id}`, target: String(worker.id), app: worker.name, size, workers: [worker], crashing: this.crashing(worker.name, [worker]), limit: this.limitOf(worker.name, 1) }
+  }
+
+  /** @param {string} app @param {number} workers */
+  limitOf (app, workers) {
+    const each = this.limits.get(app)
+    return typeof each === 'number' && each > 0 ? each * workers : null
   }
 
   /**

@@ -9,7 +9,8 @@ const BLOCKS = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█']
 const ASCII_BLOCKS = ['.', '.', ':', ':', '=', '=', '#', '#']
 
 /** @type {Record<string, string>} */
-const STATUS_COLORS = { online: 'green', starting: 'cyan', stopping: 'yellow', waiting: 'yellow', stopped: 'gray', errored: 'red' }
+// No grey: an 8-colour terminal shows it as black (30). Stopped is in the terminal's own colour.
+const STATUS_COLORS = { online: 'green', starting: 'cyan', stopping: 'yellow', waiting: 'yellow', errored: 'red' }
 
 /**
  * @typedef {{ color: boolean, unicode: boolean }} Style
@@ -31,7 +32,7 @@ export function escapeTags (text) {
  * @param {Style} style
  */
 function paint (color, text, style) {
-  return style.color ? `{${color}-fg}${text}{/${color}-fg}` : text
+  return style.color && color ? `{${color}-fg}${text}{/${color}-fg}` : text
 }
 
 /**
@@ -174,7 +175,7 @@ export function renderLine (line, width, selected, style) {
     const online = workers.filter((w) => w.status === 'online').length
     const worst = workers.find((w) => w.status === 'errored') ?? workers.find((w) => w.status !== 'online')
     status = online === workers.length ? 'online' : worst && workers.length === 1 ? worst.status : `${online}/${workers.length} up`
-    statusColor = online === workers.length ? 'green' : STATUS_COLORS[worst?.status ?? ''] ?? 'yellow'
+    statusColor = online === workers.length ? 'green' : STATUS_COLORS[worst?.status ?? ''] ?? (worst?.status === 'stopped' ? '' : 'yellow')
     // Dying every few seconds is not "online", whatever the status between two deaths.
     if (line.crashing) {
       status = `crash${style.unicode ? '×' : 'x'}${line.crashing.count}`
@@ -196,7 +197,7 @@ export function renderLine (line, width, selected, style) {
     name = `  ${line.last ? '└' : '├'} #${w.id}`
     if (w.pid !== null && name.length + 5 + String(w.pid).length <= nameWidth) name += ` pid ${w.pid}`
     status = w.status
-    statusColor = STATUS_COLORS[w.status] ?? 'white'
+    statusColor = STATUS_COLORS[w.status] ?? ''
     cpu = w.cpu
     memory = w.memory
     restarts = w.restarts
@@ -221,29 +222,32 @@ export function renderLine (line, width, selected, style) {
  * @param {number} rows
  * @param {number} max
  * @param {boolean} unicode
+ * @param {boolean} [line] only the top cell of each column: a level that hardly moves (memory)
+ *   reads as a line at its height, not as a solid block
  * @returns {string[]} top line first
  */
-export function renderChart (values, width, rows, max, unicode) {
+export function renderChart (values, width, rows, max, unicode, line = false) {
   const blocks = unicode ? BLOCKS : ASCII_BLOCKS
   const shown = values.slice(-width)
   const pad = width - shown.length
   const lines = []
   for (let row = rows - 1; row >= 0; row--) {
-    let line = ' '.repeat(pad)
+    let text = ' '.repeat(pad)
     for (const v of shown) {
       // Eighths of a row: 8 per line, counted from the bottom; a non-zero value shows at least one.
       const eighths = max > 0 ? Math.max(v > 0 ? 1 : 0, Math.round((v / max) * rows * 8)) : 0
-      const level = Math.min(8, eighths - row * 8)
-      line += level > 0 ? blocks[level - 1] : ' '
+      const level = eighths - row * 8
+      text += level <= 0 || (line && level > 8) ? ' ' : blocks[Math.min(8, level) - 1]
     }
-    lines.push(line)
+    lines.push(text)
   }
   return lines
 }
 
 /**
  * The right-top pane: the selection's figures and charts.
- * @param {{ label: string, workers: WorkerView[], crashing?: import('./model.js').Crashing | null } | null} selected
+ * @param {{ label: string, workers: WorkerView[], crashing?: import('./model.js').Crashing | null, limit?: number | null } | null} selected
+ *   limit: max_memory_restart times the workers shown, when the app has one
  * @param {import('./model.js').Series} series
  * @param {number} width inner width
  * @param {number} height inner height
@@ -282,17 +286,56 @@ export function renderFigures (selected, series, width, height, style) {
   // Two charts share what is left after their two title lines and the footer.
   const cpuRows = Math.max(1, Math.ceil((height - 3) / 2))
   const memRows = Math.max(1, Math.floor((height - 3) / 2))
-  const cpuMax = Math.max(100, ...series.cpu)
-  const memMax = Math.max(1, ...series.memory)
-  // The cpu chart's scale: 100% of one core, or the highest value shown if more.
+  // cpu: 100% of one core, or a round figure above the highest value shown if more.
+  const cpuMax = Math.max(...series.cpu) > 100 ? niceCeil(Math.max(...series.cpu)) : 100
+  // memory: the limit when there is one (max_memory_restart: the chart full is a replacement);
+  // else a round figure above the highest value, so a flat line is not a solid block.
+  const limit = selected.limit ?? null
+  const memPeak = Math.max(1, ...series.memory)
+  const memMax = limit !== null ? Math.max(limit, memPeak) : niceCeil((1.25 * memPeak) / MIB) * MIB
+  const memTitle = limit !== null ? `memory of max_memory_restart (${formatBytes(limit)}${workers.length > 1 ? ` for ${workers.length} workers` : ''}): ${Math.round((100 * memory) / limit)}%` : 'memory (no max_memory_restart)'
   const lines = [
     `{bold}${escapeTags(fit(selected.label, Math.max(1, width - 23)))}{/bold} ${fit(`cpu ${formatCpu(cpu)}`, 10, 'right')} ${fit(`mem ${formatBytes(memory)}`, 11, 'right')}`,
-    ...renderChart(series.cpu, width, cpuRows, cpuMax, style.unicode).map((l) => paint('green', l, style)),
-    `memory (max ${formatBytes(memMax)})`,
-    ...renderChart(series.memory, width, memRows, memMax, style.unicode).map((l) => paint('cyan', l, style)),
-    escapeTags(fit(footer.join(' · ').replaceAll(' · ', style.unicode ? ' · ' : ' | '), width))
+    ...withAxis(renderChart(series.cpu, width - AXIS, cpuRows, cpuMax, style.unicode), `${cpuMax}%`, 'cpu', '0%', 'green', style),
+    escapeTags(fit(memTitle, width)),
+    ...withAxis(renderChart(series.memory, width - AXIS, memRows, memMax, style.unicode, limit === null), formatBytes(memMax), 'mem', '0', 'cyan', style),
+    escapeTags(fit(cutAtWord(footer.join(' · ').replaceAll(' · ', style.unicode ? ' · ' : ' | '), width), width))
   ]
   return lines.slice(0, height).join('\n')
+}
+
+const MIB = 1024 * 1024
+/** Columns of a chart's scale on its left: the label and the axis line. */
+const AXIS = 7
+
+/**
+ * The smallest of 1, 1.5, 2, 2.5, 3, 4, 5, 6, 8 times a power of ten that is at least `value` (a chart's top).
+ * @param {number} value
+ */
+export function niceCeil (value) {
+  if (!(value > 0)) return 1
+  const magnitude = 10 ** Math.floor(Math.log10(value))
+  for (const step of [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]) if (step * magnitude >= value) return step * magnitude
+  return 10 * magnitude
+}
+
+/**
+ * A chart's lines with its scale on the left: the top value, what it shows, 0 at the bottom.
+ * @param {string[]} chart plain
+ * @param {string} top
+ * @param {string} name
+ * @param {string} bottom
+ * @param {string} color
+ * @param {Style} style
+ */
+function withAxis (chart, top, name, bottom, color, style) {
+  const line = style.unicode ? '┤' : '|'
+  const middle = Math.floor((chart.length - 1) / 2)
+  return chart.map((row, i) => {
+    // Too short for a middle line: what it shows goes with the 0 ('cpu 0%').
+    const label = i === 0 ? top : i === chart.length - 1 ? (chart.length < 3 ? `${name} ${bottom}` : bottom) : i === middle ? name : ''
+    return `${fit(label, AXIS - 1, 'right')}${line}${paint(color, row, style)}`
+  })
 }
 
 /** @param {number} ms */

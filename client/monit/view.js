@@ -32,9 +32,14 @@ export function createView (blessed, { color, title, input, output }) {
   // terminal that shows UTF-8, and readable in a text capture.
   if (screen.tput) screen.tput.brokenACS = true
   const unicode = Boolean(screen.tput?.unicode || screen.tput?.numbers?.U8 === 1)
-  const style = { color, unicode }
+  // A terminal of fewer than 8 colours (vt100, TERM=dumb-ish) is drawn as NO_COLOR draws it.
+  const colors = Number(screen.tput?.colors ?? 8)
+  const style = { color: color && colors >= 8, unicode }
+  color = style.color
   const border = { type: 'line' }
-  const boxStyle = color ? { border: { fg: 'gray' }, label: { bold: true } } : {}
+  // Borders in the terminal's own colour: grey becomes black (30) on an 8-colour terminal
+  // (tmux's default TERM=screen), which vanishes on a dark background.
+  const boxStyle = color ? { label: { bold: true } } : {}
   const header = blessed.box({ parent: screen, height: 1, top: 0, left: 0, width: '100%', tags: true })
   const list = blessed.box({ parent: screen, label: ' apps ', border, tags: true, wrap: false, style: boxStyle })
   const figures = blessed.box({ parent: screen, label: ' figures ', border, tags: true, wrap: false, style: boxStyle })
@@ -111,6 +116,7 @@ export function createView (blessed, { color, title, input, output }) {
     // Keep the selected line in view.
     const visible = l.height - 1
     const first = Math.max(0, Math.min(selected - visible + 1, lines.length - visible))
+    listTop = { first, top: /** @type {number} */ (list.atop ?? 1) + 2, left: /** @type {number} */ (list.aleft ?? 0), width: /** @type {number} */ (list.width) }
     const body = lines.slice(first, first + visible).map((line, i) => renderLine(line, l.width, i + first === selected, style))
     const sort = model.sort.key ? { label: SORTS[model.sort.key].label, descending: model.descending() } : null
     const empty = model.workers.size > 0 ? `nothing matches "${model.filter}" (Esc clears the filter)` : state.connected ? 'no apps (start one with: sup start app.js)' : ''
@@ -121,6 +127,18 @@ export function createView (blessed, { color, title, input, output }) {
     const g = inner(logs)
     logs.setContent(renderLogs(model.selectedLogs(g.height), g.width, style))
     logs.setLabel(` logs ${escapeTags(model.selected()?.label ?? '')} `)
+  }
+
+  /** Where the list's first shown line is on the screen, for mouse clicks. */
+  let listTop = { first: 0, top: 2, left: 0, width: 0 }
+  /**
+   * The index in model.lines() of the line under a click, or null outside the list.
+   * @param {number} x
+   * @param {number} y
+   */
+  function lineAt (x, y) {
+    if (list.hidden || x < listTop.left || x >= listTop.left + listTop.width || y < listTop.top) return null
+    return listTop.first + (y - listTop.top)
   }
 
   /** The help's height inside its border, for scrolling a page at a time. */
@@ -144,5 +162,5 @@ export function createView (blessed, { color, title, input, output }) {
     screen.render()
   }
 
-  return { screen, draw, ask, helpHeight, helpWidth, pageHeight, unicode, style, destroy: () => screen.destroy() }
+  return { screen, draw, ask, lineAt, helpHeight, helpWidth, pageHeight, unicode, style, destroy: () => screen.destroy() }
 }

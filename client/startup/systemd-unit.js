@@ -52,6 +52,8 @@ export function renderSystemdUnit ({ user, supHome, pidFile = `${supHome}/daemon
     // SIGTERM to the daemon only: it stops the apps with their own ladders, marks the dump
     // cleanly stopped and exits; whatever is left after that gets SIGKILL.
     'KillMode=mixed',
+    // The unit's cgroup is the daemon's to divide: a cgroup per worker (docs/reliability.md#containment).
+    'Delegate=yes',
     'TimeoutStopSec=120',
     'Restart=on-failure',
     'RestartSec=2',

@@ -12,6 +12,11 @@ const protocol = require('../../ipc/agent-protocol.cjs')
 
 const LISTEN = 'tracing:net.server.listen:asyncEnd'
 
+// A cluster app routed by the daemon (sticky, least-conn): its listens go through sup's
+// router (routed-listen.cjs). Removed before the app runs, as SUP_AGENT_METRICS_MS is.
+const ROUTE = process.env.SUP_AGENT_ROUTE
+delete process.env.SUP_AGENT_ROUTE
+
 /** @param {unknown} message */
 const tell = (message) => {
   // A callback keeps a closed channel from turning into an 'error' event in the app.
@@ -117,8 +122,10 @@ function superviseWorker () {
       touch(socket._parent ?? socket)
     }
   })
+  const routed = ROUTE && isClusterWorker() ? require('./routed-listen.cjs').routeListens(tell, { sticky: ROUTE === 'sticky' }) : null
   /** @type {import('../../ipc/agent-protocol.cjs').AgentHandlers} the daemon's messages, by act */
   const onDaemon = {
+    ...routed,
     drain: (/** @type {any} */ message) => drain(Number(message.idleMs) || 1000),
     // The daemon's answer to 'drained': by the time it reaches us, every connection the
     // primary handed us before it saw our servers close has been answered (declined).
@@ -129,8 +136,8 @@ function superviseWorker () {
   }
   // 'internalMessage' carries messages whose cmd starts with NODE_: the app's own
   // process.on('message') never sees them, and listening here keeps nothing alive.
-  process.on(/** @type {any} */ ('internalMessage'), (/** @type {unknown} */ message) => {
-    protocol.dispatch(onDaemon, protocol.agentActOf(message), message)
+  process.on(/** @type {any} */ ('internalMessage'), (/** @type {unknown} */ message, /** @type {unknown} */ handle) => {
+    protocol.dispatch(onDaemon, protocol.agentActOf(message), message, handle ?? undefined)
   })
 
   // Probe: the daemon cannot reach this worker alone through a port it shares with others

@@ -11,7 +11,6 @@ import { STATUS, isRunning, isSettled } from '../worker/lifecycle.js'
 import { tolerateTimeout, until, withDeadline } from '../until.js'
 import { LogSink } from '../logs/sink.js'
 import { trackPidFile } from '../pid-file.js'
-import { freeInstances } from '../rollout/plan.js'
 import { AppTriggers } from '../triggers/app-triggers.js'
 import { Worker } from '../worker/worker.js'
 import { gateUnready, probeWorker } from '../probes/worker-probes.js'
@@ -34,6 +33,7 @@ const isLoggedFailure = (event) => LOGGED_KINDS.has(event.kind) && !(event.kind 
 /**
  * @typedef {import('../../ipc/app-config.js').AppConfig} AppConfig
  * @typedef {import('../rollout/reload.js').RolloutSummary} RolloutSummary
+ * @typedef {import('../rollout/reload.js').RolloutOutcome} RolloutOutcome
  * @typedef {'reload' | 'scale' | 'replace'} RolloutOp
  *
  * @typedef {object} LogSetup what every app's log sink shares
@@ -93,7 +93,9 @@ export class App extends EventEmitter {
     this.logs.on('line', (entry) => this.emit('log', entry))
     // A log file that fails (or works again) changes the rows: `sup ls` and monit should know.
     this.logs.on('status', () => this.announce())
-    this.triggers = this.createTriggers(config)
+    /** What cron_restart and watch do: ask the Supervisor to restart the app. @param {string} reason */
+    this.onTrigger = (reason) => { this.emit('trigger', reason) }
+    this.triggers = new AppTriggers({ config, logFiles: this.logs.paths(), restart: this.onTrigger, logger })
     for (let instance = 0; instance < config.instances; instance++) this.addWorker(instance)
   }
 
@@ -107,11 +109,6 @@ export class App extends EventEmitter {
 
   get shellEnv () {
     return this.revision.shellEnv
-  }
-
-  /** @param {AppConfig} config */
-  createTriggers (config) {
-    return new AppTriggers({ config, logFiles: this.logs.paths(), restart: (reason) => this.emit('trigger', reason), logger: this.logger })
   }
 
   /**
@@ -217,7 +214,7 @@ export class App extends EventEmitter {
     // from the config file turns it back on (PM2).
     if (TRIGGER_KEYS.some((key) => JSON.stringify(config[key]) !== JSON.stringify(before[key]))) {
       this.triggers.stop().catch(() => {})
-      this.triggers = this.createTriggers(config)
+      this.triggers = new AppTriggers({ config, logFiles: this.logs.paths(), restart: this.onTrigger, logger: this.logger })
     }
   }
 
@@ -251,6 +248,28 @@ export class App extends EventEmitter {
    */
   reporter (op) {
     return (/** @type {Record<string, unknown>} */ progress) => this.emit('reload.progress', { name: this.name, op, ...progress, at: this.effects.now() })
+  }
+
+  /**
+   * A rollout of this app ended: take on the revision its new workers run, if it rolled whole,
+   * then record and announce how it ended (what `sup describe` shows of it).
+   * @param {(progress: Record<string, unknown>) => void} report the rollout's reporter
+   * @param {Omit<RolloutSummary, 'at' | 'ms'>} summary
+   * @param {number} began
+   * @param {import('../worker/revision.js').Revision | null} [becomes] the app's revision from now on
+   * @returns {RolloutOutcome}
+   */
+  finishRollout (report, summary, began, becomes = null) {
+    if (becomes) {
+      this.moveTo(becomes)
+      this.announce()
+    }
+    const at = this.effects.now()
+    const full = { ...summary, at, ms: at - began }
+    this.lastRollout = full
+    const code = summary.outcome === 'aborted' ? 'SUP_ERR_RELOAD_ABORTED' : null
+    report({ phase: 'end', ...full, code })
+    return { name: this.name, code, ...full }
   }
 
   /**
@@ -294,6 +313,20 @@ export function updateConfig (config, update) {
   return allowed.length === 0 ? config : Object.freeze({ ...config, ...Object.fromEntries(allowed) })
 }
 
+/**
+ * The settings of `config` named in `given` (watch brings its paths).
+ * @param {AppConfig} config
+ * @param {string[]} given
+ * @returns {Partial<AppConfig>}
+ */
+export function pickGiven (config, given) {
+  const keys = new Set(given)
+  if (keys.has('watch')) keys.add('watch_paths')
+  // --interpreter /path/to/node or node@22 is kept in runtime (docs/config.md#which-node-runs-an-app).
+  if (keys.has('interpreter')) keys.add('runtime')
+  return Object.fromEntries(Object.entries(config).filter(([key]) => keys.has(key)))
+}
+
 /** @type {ReadonlyArray<keyof AppConfig>} the settings AppTriggers is built from */
 const TRIGGER_KEYS = ['cron_restart', 'watch', 'watch_paths', 'ignore_watch', 'watch_delay', 'cwd']
 
@@ -317,19 +350,21 @@ export async function settle (workers, predicate) {
 
 /**
  * Bring an app to `count` workers at once (a restart with a new size, not a rolling scale):
- * new workers, stopped, on the lowest free instances; or the highest instances stopped and removed.
+ * new workers, stopped, on the instances the caller picked (the lowest free ones,
+ * rollout/plan.js); or the highest instances stopped and removed.
  * @param {App} app
  * @param {number} count
+ * @param {number[]} free the instances for new workers, as many as are missing
  * @returns {Worker[]} the workers on their way out
  */
-export function resizeWorkers (app, count) {
+export function resizeWorkers (app, count, free) {
   const extra = app.workers.length - count
   if (extra > 0) {
     const leaving = [...app.workers].sort((a, b) => b.instance - a.instance || b.id - a.id).slice(0, extra)
     for (const worker of leaving) worker.dispatch({ type: 'stop', afterStop: 'remove' })
     return leaving
   }
-  for (const instance of freeInstances(app.workers.map((w) => w.instance), -extra)) app.addWorker(instance)
+  for (const instance of free) app.addWorker(instance)
   return []
 }
 

@@ -10,12 +10,12 @@ import { isRunning } from '../worker/lifecycle.js'
  * @typedef {object} RowWorker what a row needs of the worker itself
  * @property {number} id
  * @property {number} instance
- * @property {{ config: Pick<import('../../ipc/app-config.js').AppConfig, 'name' | 'namespace' | 'exec_mode' | 'readiness'> }} revision
+ * @property {{ config: Pick<import('../../ipc/app-config.js').AppConfig, 'name' | 'namespace' | 'exec_mode' | 'readiness'> & Partial<Pick<import('../../ipc/app-config.js').AppConfig, 'max_memory' | 'memory_high' | 'cpu_limit' | 'max_pids'>> }} revision
  * @property {import('../worker/lifecycle.js').WorkerState} state
  * @property {import('../node-runtime/resolve.js').Runtime | null} runtime
  *
  * @typedef {object} RowContext what a row needs from beside the worker
- * @property {Pick<import('../metrics/sampler.js').WorkerUsage, 'cpu' | 'memory'>} usage its last sample
+ * @property {Pick<import('../metrics/sampler.js').WorkerUsage, 'cpu' | 'memory'> & Partial<Pick<import('../metrics/sampler.js').WorkerUsage, 'cgroup'>>} usage its last sample
  * @property {{ from: string } | undefined} restored how its app came back from the dump, if it did
  * @property {import('../logs/sink.js').LogRowStatus} logStatus its log files' state
  * @property {number} now ms, on the clock of state.startedAt
@@ -49,6 +49,8 @@ export function workerRow (worker, { usage, restored, logStatus, now }) {
     liveness_restarts: state.livenessRestarts,
     last_restart: state.lastRestart,
     runtime: runtime && { kind: runtime.kind, path: runtime.path, version: runtime.version, source: runtime.source },
+    limits: { max_memory: config.max_memory ?? null, memory_high: config.memory_high ?? null, cpu_limit: config.cpu_limit ?? null, max_pids: config.max_pids ?? null },
+    cgroup: running ? usage.cgroup ?? null : null,
     ...logStatus
   }
 }

@@ -17,6 +17,7 @@ export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
  * @property {import('./sampler.js').WorkerUsage} usage
  * @property {boolean | null} [ready] its readiness probe passes now; null: the app has none
  * @property {number} [livenessRestarts] restarts its liveness probe caused
+ * @property {{ max_memory: number | null, cpu_limit: number | null }} [limits] the kernel's limits of its cgroup (docs/config.md#limits)
  */
 
 /**
@@ -91,6 +92,37 @@ const FAMILIES = [
     type: 'gauge',
     help: 'V8 heap reserved by the worker, in bytes (node workers).',
     samples: (w) => w.running && w.usage.heap ? [[{}, w.usage.heap.total]] : []
+  },
+  // From the worker's cgroup, where it has one (docs/monitoring.md#cgroups).
+  {
+    name: 'sup_cgroup_memory_bytes',
+    type: 'gauge',
+    help: 'Memory the kernel charges to the worker\'s cgroup (page cache included; what max_memory is held against), in bytes.',
+    samples: (w) => w.running && w.usage.cgroup ? [[{}, w.usage.cgroup.memory]] : []
+  },
+  {
+    name: 'sup_cgroup_cpu_throttled_seconds_total',
+    type: 'counter',
+    help: 'Time the worker\'s cgroup was held back by its cpu_limit, in seconds.',
+    samples: (w) => w.running && w.usage.cgroup ? [[{}, w.usage.cgroup.throttled_seconds]] : []
+  },
+  {
+    name: 'sup_cgroup_oom_kills_total',
+    type: 'counter',
+    help: 'Processes the kernel\'s OOM killer ended in the worker\'s cgroup (its max_memory).',
+    samples: (w) => w.running && w.usage.cgroup ? [[{}, w.usage.cgroup.oom_kills]] : []
+  },
+  {
+    name: 'sup_memory_limit_bytes',
+    type: 'gauge',
+    help: 'The worker\'s max_memory, enforced by the kernel, in bytes (apps that set it).',
+    samples: (w) => w.limits?.max_memory != null ? [[{}, w.limits.max_memory]] : []
+  },
+  {
+    name: 'sup_cpu_limit_cores',
+    type: 'gauge',
+    help: 'The worker\'s cpu_limit, enforced by the kernel, in cores (apps that set it).',
+    samples: (w) => w.limits?.cpu_limit != null ? [[{}, w.limits.cpu_limit]] : []
   }
 ]
 

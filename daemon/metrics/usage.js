@@ -12,11 +12,13 @@
  * @property {{ p50: number, p99: number, max: number } | null} loop_delay ms, from the agent
  * @property {{ used: number, total: number } | null} heap bytes, from the agent
  * @property {number | null} handles from the agent
+ * @property {import('../cgroups/usage.js').CgroupFigures | null} cgroup the kernel's figures of its
+ *   cgroup, where it has one (cpu, memory and processes above come from them then, not /proc)
  *
  * @typedef {import('../worker/agent-report.js').AgentReport & { at: number }} AgentSnapshot
  */
 
 /** @returns {WorkerUsage} */
 export function emptyUsage () {
-  return { time: null, cpu: 0, memory: 0, cpu_seconds: 0, processes: 0, loop_delay: null, heap: null, handles: null }
+  return { time: null, cpu: 0, memory: 0, cpu_seconds: 0, processes: 0, loop_delay: null, heap: null, handles: null, cgroup: null }
 }

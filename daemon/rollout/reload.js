@@ -3,7 +3,7 @@
 // time; `reload all` goes app by app. Cluster apps roll (rollout.js); fork-mode apps have no
 // shared socket to hand over, so their reload is a restart and says so.
 import { SupError } from '../../ipc/errors.js'
-import { lockApps, movesNode, restartWorkers, updateConfig } from '../app/app.js'
+import { lockApps, movesNode, restartWorkers } from '../app/app.js'
 import { DEFAULT_LIMITS, checkLimits, freeInstances, resolveScale } from './plan.js'
 import { canRoll, rollWorkers } from './rollout.js'
 import { reviseRevision } from '../worker/revision.js'
@@ -37,16 +37,25 @@ import { reviseRevision } from '../worker/revision.js'
  * @property {number} ms how long it took
  *
  * @typedef {RolloutSummary & { name: string, code: string | null }} RolloutOutcome
+ *
+ * @typedef {object} ReloadParams
+ * @property {string[]} targets
+ * @property {string} [cwd]
+ * @property {AppConfig[]} [apps] a config file's apps: their new settings
+ * @property {Record<string, string>} [shellEnv]
+ * @property {(config: AppConfig) => AppConfig} [revise] the settings a targeted app reloads with,
+ *   from its own (--node-args); worked out by the Supervisor, which knows what the user changed
+ * @property {number} [surge]
+ * @property {number} [maxUnavailable]
  */
 
 /**
  * Reload apps one after the other; the apps of a config file that are not running are started
  * (as PM2's reload and startOrReload of a config file do), with `shellEnv` (or none).
  * @param {ReloadScope} scope
- * @param {{ targets: string[], cwd?: string, apps?: AppConfig[], shellEnv?: Record<string, string>, update?: Partial<AppConfig>, surge?: number, maxUnavailable?: number }} params
- *   update: settings to change in the targeted apps (--node-args)
+ * @param {ReloadParams} params
  */
-export async function reloadApps ({ apps: registry, group, startApps, list, now }, { targets, cwd, apps = [], shellEnv, update, surge = DEFAULT_LIMITS.surge, maxUnavailable = DEFAULT_LIMITS.maxUnavailable }) {
+export async function reloadApps ({ apps: registry, group, startApps, list, now }, { targets, cwd, apps = [], shellEnv, revise, surge = DEFAULT_LIMITS.surge, maxUnavailable = DEFAULT_LIMITS.maxUnavailable }) {
   const limits = { surge, maxUnavailable }
   const problem = checkLimits(limits)
   if (problem) throw new SupError('SUP_ERR_RELOAD_INVALID_LIMITS', { reason: problem })
@@ -71,7 +80,7 @@ export async function reloadApps ({ apps: registry, group, startApps, list, now 
       }
     }
     for (const [app, workers] of groups) {
-      const config = apps.find((c) => c.name === app.name) ?? (update ? updateConfig(app.config, update) : undefined)
+      const config = apps.find((c) => c.name === app.name) ?? revise?.(app.config)
       outcomes.push(await reloadApp(app, workers, { config, shellEnv, limits }))
       release(app)
     }
@@ -130,32 +139,31 @@ async function reloadApp (app, workers, { config: newConfig, shellEnv, limits })
   const report = app.reporter('reload')
   report({ phase: 'begin', strategy: rolling ? 'rolling' : 'restart', workers: workers.length, ...limits, config: Boolean(newConfig), env: Boolean(shellEnv), ...(moving && next ? { node: { version: next.version, path: next.path } } : {}) })
 
+  let summary
+  /** @type {import('../worker/revision.js').Revision | null} */
+  let becomes = null
   if (!rolling) {
-    // Nothing to hand connections over with: stop, then start, with the new settings.
-    if (whole) {
-      app.swap({ config, shellEnv: env })
-      app.announce()
-    }
-    app.swap({}, workers)
+    // Nothing to hand connections over with: stop, then start, with the new settings. The
+    // whole app takes the new revision; some of its workers take the app's own again.
+    app.swap(whole ? { config, shellEnv: env } : {}, workers)
+    if (whole) app.announce()
     await restartWorkers(workers)
     if (whole && app.workers.length !== config.instances) await resizeApp(app, config.instances, limits, report)
     const reason = moving
       ? `the app moves to node ${next?.version} (${next?.path}): a cluster app changes node by a restart (stop, then start)`
       : 'fork mode: reload falls back to restart (stop, then start)'
-    return finish(app, report, { op: 'reload', strategy: 'restart', outcome: 'restarted', reason, started: [], retired: [], failed: [] }, began)
+    summary = { op: 'reload', strategy: 'restart', outcome: 'restarted', reason, started: [], retired: [], failed: [] }
+  } else {
+    // The next revision, or the app's own when nothing changes (its new workers then follow the app's).
+    const revision = reviseRevision(app.revision, { config, shellEnv: env })
+    const instances = whole ? range(config.instances) : workers.map((w) => w.instance)
+    const result = await rollWorkers({ app, old: workers, instances, runtime: revision, limits, report })
+    const done = result.outcome === 'done'
+    // Once the whole app rolled, it is what its new workers are.
+    if (done && whole && revision !== app.revision) becomes = revision
+    summary = { op: 'reload', strategy: 'rolling', outcome: done ? 'reloaded' : 'aborted', ...pick(result) }
   }
-
-  // The next revision, or the app's own when nothing changes (its new workers then follow the app's).
-  const revision = reviseRevision(app.revision, { config, shellEnv: env })
-  const instances = whole ? range(config.instances) : workers.map((w) => w.instance)
-  const result = await rollWorkers({ app, old: workers, instances, runtime: revision, limits, report })
-  if (result.outcome === 'done' && whole && revision !== app.revision) {
-    // The app now is what its new workers are.
-    app.moveTo(revision)
-    app.announce()
-  }
-  const outcome = result.outcome === 'done' ? 'reloaded' : 'aborted'
-  return finish(app, report, { op: 'reload', strategy: 'rolling', outcome, ...pick(result) }, began)
+  return app.finishRollout(report, /** @type {Omit<RolloutSummary, 'at' | 'ms'>} */ (summary), began, becomes)
 }
 
 /**
@@ -175,13 +183,13 @@ export async function scaleApp (app, spec) {
     const report = app.reporter('scale')
     const strategy = canRoll(app) ? 'rolling' : 'restart'
     if (scale.to === from) {
-      const summary = finish(app, report, { op: 'scale', strategy, outcome: 'unchanged', reason: `already ${from} worker${from === 1 ? '' : 's'}`, started: [], retired: [], failed: [] }, began)
+      const summary = app.finishRollout(report, { op: 'scale', strategy, outcome: 'unchanged', reason: `already ${from} worker${from === 1 ? '' : 's'}`, started: [], retired: [], failed: [] }, began)
       return { ...summary, from, to: from }
     }
     report({ phase: 'begin', from, to: scale.to })
     const result = await resizeApp(app, scale.to, DEFAULT_LIMITS, report)
     const outcome = result.outcome === 'done' ? 'scaled' : 'aborted'
-    return { ...finish(app, report, { op: 'scale', strategy, outcome, ...pick(result) }, began), from, to: app.workers.length }
+    return { ...app.finishRollout(report, { op: 'scale', strategy, outcome, ...pick(result) }, began), from, to: app.workers.length }
   } finally {
     release()
   }
@@ -204,11 +212,11 @@ export async function replaceWorker (app, worker) {
   try {
     if (!canRoll(app)) {
       await restartWorkers([worker])
-      return finish(app, report, { op: 'replace', strategy: 'restart', outcome: 'restarted', reason: null, started: [], retired: [], failed: [] }, began)
+      return app.finishRollout(report, { op: 'replace', strategy: 'restart', outcome: 'restarted', reason: null, started: [], retired: [], failed: [] }, began)
     }
     // The successor takes over the id and the count, plus one (rollWorkers).
     const result = await rollWorkers({ app, old: [worker], instances: [worker.instance], limits: DEFAULT_LIMITS, report })
-    return finish(app, report, { op: 'replace', strategy: 'rolling', outcome: result.outcome === 'done' ? 'reloaded' : 'aborted', ...pick(result) }, began)
+    return app.finishRollout(report, { op: 'replace', strategy: 'rolling', outcome: result.outcome === 'done' ? 'reloaded' : 'aborted', ...pick(result) }, began)
   } finally {
     release()
   }
@@ -230,23 +238,6 @@ async function resizeApp (app, to, limits, report) {
   app.swap({ config: Object.freeze({ ...app.config, instances: app.workers.length }) })
   app.announce()
   return result
-}
-
-/**
- * Record and announce how a rollout ended.
- * @param {App} app
- * @param {(progress: Record<string, unknown>) => void} report
- * @param {Omit<RolloutSummary, 'at' | 'ms'>} summary
- * @param {number} began
- * @returns {RolloutOutcome}
- */
-function finish (app, report, summary, began) {
-  const at = app.effects.now()
-  const full = { ...summary, at, ms: at - began }
-  app.lastRollout = full
-  const code = summary.outcome === 'aborted' ? 'SUP_ERR_RELOAD_ABORTED' : null
-  report({ phase: 'end', ...full, code })
-  return { name: app.name, code, ...full }
 }
 
 /** @param {import('./rollout.js').RolloutResult} result */

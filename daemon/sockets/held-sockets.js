@@ -9,8 +9,18 @@
 // binds but neither listens nor polls), and a short-lived helper process, handed the socket as
 // fd 3, calls listen(2) on it and exits before its event loop ever runs: the socket is then
 // listening for good, and only the workers accept. The daemon waits for the helper without
-// blocking its loop. The handle factory is Node's private `net._createServerHandle`: no public
-// API binds a socket without listening and accepting on it (the point here).
+// blocking its loop.
+//
+// The handle factory is Node's private `net._createServerHandle`, the one private API of the
+// daemon, because no public one binds a socket the daemon does not accept on. Every public way
+// to make a socket listens and polls it: `server.listen()` in any form (a port, a path, a
+// handle), so the daemon would accept connections meant for the workers; a server sent over
+// IPC (`child.send(message, server)`) is listened on where it arrives (child_process's handle
+// conversion); `pauseOnConnect` and `maxConnections` act only after accept(2). A descriptor
+// the daemon already has can be held publicly without being touched (`new net.Socket({ fd,
+// readable: false, writable: false })`, as inherited-sockets.js does with systemd's), but no
+// public API binds one, nor gives the descriptor of a socket Node made, which `stdio` needs to
+// hand it to a worker as fd 3. The helper itself uses only public API (`server.listening`).
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import net from 'node:net'

@@ -18,7 +18,7 @@ import { fdName } from './held-sockets.js'
  * @property {number} fd
  * @property {string} name its LISTEN_FDNAMES entry ('' for none)
  * @property {FdAddress | null} address what it is bound to, null when it could not be learnt
- * @property {any} handle the libuv handle that owns fd (never closed: systemd holds the socket too)
+ * @property {any} handle what holds fd in the daemon: a net.Socket that neither reads nor writes (never closed: systemd holds the socket too)
  * @property {string | null} app the app it is handed to, null while free
  */
 
@@ -88,22 +88,26 @@ function describeAddress (address) {
 }
 
 /**
- * A libuv handle on an inherited descriptor, without binding or listening (it does both
- * already) and without accepting: only the workers accept.
+ * A handle on an inherited descriptor, without binding or listening (it does both already) and
+ * without accepting: only the workers accept. A net.Socket that neither reads nor writes wraps
+ * the descriptor and leaves it alone (a net.Server on it would accept); libuv makes it
+ * non-blocking, as for every socket it opens. Never destroyed: systemd holds the socket too.
  * @param {number} fd
  * @returns {{ handle: any, address: FdAddress | null } | { error: string }}
  */
 function openFd (fd) {
-  const handle = /** @type {any} */ (net)._createServerHandle(null, 0, 0, fd)
-  if (typeof handle === 'number') return { error: `not a stream socket (${handle})` }
-  /** @type {{ address?: string, port?: number }} */
-  const out = {}
-  if (typeof handle.getsockname === 'function') {
-    if (handle.getsockname(out) === 0 && out.address !== undefined && out.port !== undefined) return { handle, address: { kind: 'tcp', host: out.address, port: out.port } }
-    return { handle, address: null }
+  let socket
+  try {
+    socket = new net.Socket({ fd, readable: false, writable: false })
+  } catch (err) {
+    // ERR_INVALID_FD_TYPE: a file, a datagram socket, anything but a stream socket or a pipe.
+    return { error: `not a stream socket (${/** @type {NodeJS.ErrnoException} */ (err).code ?? String(err)})` }
   }
+  const bound = socket.address()
+  if ('port' in bound) return { handle: socket, address: { kind: 'tcp', host: bound.address, port: bound.port } }
+  // A unix socket (Node has no getsockname for pipes), or a TCP one whose name could not be read.
   const path = unixPathOf(fd)
-  return { handle, address: path === null ? null : { kind: 'unix', path } }
+  return { handle: socket, address: path === null ? null : { kind: 'unix', path } }
 }
 
 /**

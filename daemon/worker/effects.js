@@ -6,6 +6,7 @@ import cluster from 'node:cluster'
 import { ProcessTable } from './process-tree.js'
 import { ParentDeathSignal, spawnWorker } from './spawn.js'
 import { Primaries } from '../node-runtime/primaries.js'
+import { Router } from '../balance/router.js'
 import { checkFor } from './checks.js'
 import { preflight } from '../preflight.js'
 import { runtimeResolver } from '../node-runtime/resolve.js'
@@ -30,6 +31,7 @@ import { runtimeResolver } from '../node-runtime/resolve.js'
  *   min_uptime, backoff, timeouts)
  * @property {() => import('../../ipc/balance.js').Balance} balance how cluster workers get
  *   their connections: 'rr', the primary hands each one out (and a gated worker is skipped)
+ *   cgroups: where each worker process gets its own cgroup (daemon/cgroups/); none: the token sweep
  * @property {ProcessTree} tree
  * @property {typeof checkFor} check a probe's check, made from the daemon (http, tcp, exec)
  * @property {(config: import('../../ipc/app-config.js').AppConfig, env: Record<string, string>) => void} preflight throws why an app cannot start at all, before its first spawn
@@ -49,27 +51,49 @@ export function monotonicNow () {
 }
 
 /**
- * The real world, one per daemon: the primaries it runs on other nodes, the process table's
- * shared scans and the setpriv it found live in it, so two daemons in one process (tests)
- * share none of them.
- * @param {{ balance?: import('../../ipc/balance.js').Balance, settings?: (name: string) => Record<string, string> }} [options]
+ * The real world, one per daemon: the primaries it runs on other nodes, the router of its
+ * sticky and least-conn apps, the process table's shared scans and the setpriv it found live
+ * in it, so two daemons in one process (tests) share none of them.
+ * @param {{ balance?: import('../../ipc/balance.js').Balance, settings?: (name: string) => Record<string, string>, cgroups?: import('../cgroups/cgroups.js').Cgroups | null }} [options]
  *   balance: how cluster workers get their connections; Node freezes the policy at the first
  *   fork, so it is set here, before any (docs/architecture.md#balancing); left as it is when not given
  * @returns {Effects}
  */
-export function realEffects ({ balance, settings } = {}) {
+export function realEffects ({ balance, settings, cgroups = null } = {}) {
   if (balance) cluster.schedulingPolicy = balance === 'os' ? cluster.SCHED_NONE : cluster.SCHED_RR
-  const spawning = { primaries: new Primaries(), parentDeath: new ParentDeathSignal() }
+  const spawning = { primaries: new Primaries(), parentDeath: new ParentDeathSignal(), router: new Router() }
   const runtime = runtimeResolver()
   return Object.freeze({
-    spawn: (config, env, sockets, runtime) => spawnWorker(spawning, config, env, sockets, runtime),
+    spawn: (config, env, sockets, runtime) => intoCgroup(cgroups, config, spawnWorker(spawning, config, env, sockets, runtime, cgroups?.enabled)),
     timers: Object.freeze({ setTimeout: (/** @type {() => void} */ fn, /** @type {number} */ ms) => setTimeout(fn, ms), clearTimeout: (/** @type {any} */ timer) => clearTimeout(timer) }),
     now: monotonicNow,
     balance: () => cluster.schedulingPolicy === cluster.SCHED_RR ? 'rr' : 'os',
     check: checkFor,
-    preflight: (config, env) => preflight(config, env, runtime),
+    // Limits the daemon cannot enforce refuse the app as a missing script does.
+    preflight: (config, env) => {
+      preflight(config, env, runtime)
+      cgroups?.checkLimits(config)
+    },
     runtime,
     tree: Object.freeze(new ProcessTable()),
     ...(settings ? { settings } : {})
   })
+}
+
+/**
+ * Put a process just spawned into its cgroup, in the same tick (a cluster worker's node has
+ * not even booted yet; a fork-mode one waits at its gate, worker/gate.js), then let it go on.
+ * A cluster worker on another node is placed when its pid arrives.
+ * @param {import('../cgroups/cgroups.js').Cgroups | null} cgroups
+ * @param {import('../../ipc/app-config.js').AppConfig} config
+ * @param {import('./spawn.js').SpawnedWorker} proc
+ */
+function intoCgroup (cgroups, config, proc) {
+  const place = (/** @type {number} */ pid) => {
+    proc.cgroup = cgroups?.place(config, pid) ?? null
+    proc.release?.()
+  }
+  if (proc.pid !== undefined) place(proc.pid)
+  else if (cgroups?.enabled) proc.events.once('spawned', place)
+  return proc
 }

@@ -10,6 +10,9 @@ import { fileURLToPath } from 'node:url'
 import { APP_MESSAGES, dispatch, toAgent, workerActOf } from '../../ipc/agent-protocol.js'
 import { withListenPid } from '../../ipc/listen-fds.js'
 import { envFor, resolveRunAs } from './run-as.js'
+import { openGate, withGate } from './gate.js'
+import { routesConnections } from '../balance/router.js'
+import { SupError } from '../../ipc/errors.js'
 
 export const AGENT_PATH = fileURLToPath(new URL('../agent/agent.cjs', import.meta.url))
 
@@ -22,6 +25,8 @@ export const AGENT_PATH = fileURLToPath(new URL('../agent/agent.cjs', import.met
  * @property {(message: unknown) => void} send
  * @property {EventEmitter} events 'exit' (code, signal), 'listening', 'ready', 'drained', 'metrics' (agent report), 'message' (msg),
  *   and 'spawned' (pid) when pid was not known at once (a cluster worker on another node, forked by its primary)
+ * @property {import('../cgroups/cgroups.js').Leaf | null} [cgroup] its cgroup, once it is in one (worker/effects.js)
+ * @property {() => void} [release] let a gated process go on (it waits until it is in its cgroup)
  */
 
 /**
@@ -69,6 +74,7 @@ export function replacingEnv (env) {
  * @typedef {object} SpawnContext what spawning keeps for the daemon that owns it
  * @property {import('../node-runtime/primaries.js').Primaries} primaries the daemon's primaries on other nodes
  * @property {ParentDeathSignal} parentDeath
+ * @property {import('../balance/router.js').Router} router the daemon's router (sticky, least-conn apps)
  */
 
 /**
@@ -77,15 +83,18 @@ export function replacingEnv (env) {
  * @param {Record<string, string>} env the worker's whole environment (nothing is added from the daemon's)
  * @param {import('../sockets/held-sockets.js').HandOver | null} [sockets] the app's held sockets (fork mode, `listen`)
  * @param {import('../node-runtime/resolve.js').Runtime | null} [runtime] the program it runs on (null: the daemon's node, or the interpreter as named)
+ * @param {boolean} [gated] a fork-mode process waits for release() before it runs the command (gate.js)
  * @returns {SpawnedWorker}
  */
-export function spawnWorker ({ primaries, parentDeath }, config, env, sockets = null, runtime = null) {
+export function spawnWorker ({ primaries, parentDeath, router }, config, env, sockets = null, runtime = null, gated = false) {
   // Another user (uid/gid): refused here too, for a config that never went through app.start.
   const runAs = resolveRunAs(config)
   const ids = runAs ? { uid: runAs.uid, gid: runAs.gid } : {}
   const workerEnv = runAs ? envFor(env, runAs, config.env) : env
-  if (config.exec_mode !== 'cluster') return spawnForkWorker(config, workerEnv, sockets, runtime, ids, parentDeath)
-  if (runtime === null || runtime.own) return forkClusterWorker(config, workerEnv, ids)
+  if (config.exec_mode !== 'cluster') return spawnForkWorker(config, workerEnv, sockets, runtime, ids, parentDeath, gated)
+  if (runtime === null || runtime.own) return forkClusterWorker(config, workerEnv, ids, router)
+  // The router lives in the daemon, and Node's cluster on the other node hands out connections itself.
+  if (routesConnections(config)) throw new SupError('SUP_ERR_CONFIG_ROUTING_RUNTIME', { name: config.name, runtime: runtime.path, daemon: process.execPath })
   // Another node: its own primary forks the worker (daemon/node-runtime/primary.cjs).
   const spec = { exec: config.script, args: config.args, execArgv: [...config.interpreter_args, '--require', AGENT_PATH], cwd: config.cwd, ...ids }
   return primaries.fork(runtime.path, spec, workerEnv, clusterWorkerMessages)
@@ -95,9 +104,11 @@ export function spawnWorker ({ primaries, parentDeath }, config, env, sockets = 
  * @param {import('../../ipc/app-config.js').AppConfig} config
  * @param {Record<string, string>} env
  * @param {{ uid?: number, gid?: number }} ids another user's (uid/gid), or none
+ * @param {import('../balance/router.js').Router} router
  * @returns {SpawnedWorker}
  */
-function forkClusterWorker (config, env, ids) {
+function forkClusterWorker (config, env, ids, router) {
+  const routed = routesConnections(config)
   cluster.setupPrimary({
     exec: config.script,
     args: config.args,
@@ -106,12 +117,25 @@ function forkClusterWorker (config, env, ids) {
     silent: true,
     ...ids
   })
-  const worker = cluster.fork(replacingEnv(env))
+  const worker = cluster.fork(replacingEnv(routed ? { ...env, SUP_AGENT_ROUTE: config.sticky ? 'sticky' : 'least-conn' } : env))
   const events = new EventEmitter()
   const send = (/** @type {unknown} */ message) => { if (worker.isConnected()) worker.send(/** @type {any} */ (message), undefined, () => {}) }
+  const route = routed
+    ? router.join(config, {
+      id: worker.id,
+      send: (message, handle, onError) => {
+        if (!worker.isConnected()) return onError(new Error('the worker\'s channel is closed'))
+        worker.send(/** @type {any} */ (message), /** @type {any} */ (handle), (/** @type {Error | null} */ err) => onError(err ?? null))
+      }
+    })
+    : null
   worker.on('listening', () => events.emit('listening'))
-  worker.on('message', clusterWorkerMessages(events, send))
-  worker.on('exit', (code, signal) => events.emit('exit', code, signal))
+  worker.on('message', clusterWorkerMessages(events, send, route ?? {}))
+  if (route) worker.on('disconnect', route.leave)
+  worker.on('exit', (code, signal) => {
+    route?.leave()
+    events.emit('exit', code, signal)
+  })
   // A worker whose IPC channel breaks is still watched through its 'exit'.
   worker.on('error', () => {})
   return {
@@ -131,11 +155,13 @@ function forkClusterWorker (config, env, ids) {
  * @param {import('../node-runtime/resolve.js').Runtime | null} runtime
  * @param {{ uid?: number, gid?: number }} ids another user's (uid/gid), or none
  * @param {ParentDeathSignal} parentDeath
+ * @param {boolean} gated
  * @returns {SpawnedWorker}
  */
-function spawnForkWorker (config, env, sockets, runtime, ids, parentDeath) {
+function spawnForkWorker (config, env, sockets, runtime, ids, parentDeath, gated) {
   const plain = buildCommand(config, runtime)
-  const { command, args, node } = parentDeath.wrap(sockets ? withListenPid(plain) : plain)
+  const wrapped = parentDeath.wrap(sockets ? withListenPid(plain) : plain)
+  const { command, args, node } = gated ? withGate(wrapped) : wrapped
   // Held sockets become the child's fds 3, 4, … as systemd passes them; the IPC channel
   // (node workers) comes after them, wherever NODE_CHANNEL_FD says.
   const inherited = sockets ? sockets.fds : []
@@ -143,7 +169,7 @@ function spawnForkWorker (config, env, sockets, runtime, ids, parentDeath) {
   const child = spawn(command, args, {
     cwd: config.cwd,
     env: { ...env, ...listenEnv },
-    stdio: ['ignore', 'pipe', 'pipe', ...inherited, ...(node ? /** @type {const} */ (['ipc']) : [])],
+    stdio: [gated ? 'pipe' : 'ignore', 'pipe', 'pipe', ...inherited, ...(node ? /** @type {const} */ (['ipc']) : [])],
     // Its own process group, so the whole tree can be signalled at once.
     detached: true,
     ...ids,
@@ -168,7 +194,8 @@ function spawnForkWorker (config, env, sockets, runtime, ids, parentDeath) {
     stdout: child.stdout,
     stderr: child.stderr,
     send: (message) => { if (child.connected) child.send(/** @type {any} */ (message), undefined, {}, () => {}) },
-    events
+    events,
+    ...(gated ? { release: () => openGate(child.stdin) } : {})
   }
 }
 
@@ -228,12 +255,15 @@ function findSetpriv () {
 }
 
 /**
- * A cluster worker's messages: a fork-mode worker's, and the drain handshake.
+ * A cluster worker's messages: a fork-mode worker's, the drain handshake, and a routed app's
+ * listens and connections (daemon/balance/router.js).
  * @param {EventEmitter} events
  * @param {(message: unknown) => void} send to the worker
+ * @param {import('../../ipc/agent-protocol.cjs').WorkerHandlers} [routed] the router's handlers for this worker
  */
-export function clusterWorkerMessages (events, send) {
+export function clusterWorkerMessages (events, send, routed = {}) {
   return workerMessages(events, {
+    ...routed,
     // The agent has closed its servers and its connections are gone. Connections we handed
     // it before we saw its servers close may still be on their way: our 'sync' travels
     // behind them, and its answer behind the agent's replies to them, so once 'synced' is

@@ -108,6 +108,11 @@ export class Worker extends EventEmitter {
     this.runtime = null
   }
 
+  /** The cgroup of the process it runs, where it has one (read by the sampler). */
+  get cgroup () {
+    return this.proc?.cgroup ?? null
+  }
+
   /** @returns {import('../../ipc/app-config.js').AppConfig} the settings of the revision it runs */
   get config () {
     return this.revision.config
@@ -192,6 +197,12 @@ export class Worker extends EventEmitter {
     proc.events.on('exit', (code, signal, error) => {
       if (!current()) return
       if (error) return this.dispatch({ type: 'exit', code, signal, failed: describeSpawnError(error) })
+      // Killed by the kernel at its cgroup's max_memory: the event, and the restart says why.
+      const oom = signal === 'SIGKILL' ? proc.cgroup?.oomCause() ?? null : null
+      if (oom) {
+        this.report({ kind: 'oom', level: 'warn', message: oom, data: { limit: this.config.max_memory } })
+        return this.dispatch({ type: 'exit', code, signal, cause: oom })
+      }
       // A process that never came online and failed: its last words say why (a port in use),
       // read once its stderr is in (bounded), so the exit's event and row carry the cause.
       if (code === 0 || this.state.status !== STATUS.STARTING || !proc.stderr) return this.dispatch({ type: 'exit', code, signal })
@@ -345,6 +356,8 @@ export class Worker extends EventEmitter {
   /** @param {import('./spawn.js').SpawnedWorker | null} proc */
   async killTree (proc) {
     if (!proc?.pid) return
+    // The end of the ladder ends the whole cgroup: what left the tree dies too.
+    proc.cgroup?.kill().catch((err) => this.logger.warn({ err }, 'could not end the worker\'s cgroup'))
     const { tree: processes } = this.effects
     const tree = await processes.list(proc.pid).catch(() => [])
     this.tree = [...this.tree, ...tree]
@@ -362,6 +375,12 @@ export class Worker extends EventEmitter {
    */
   reapOrphans (proc, token, startTime) {
     const reap = async () => {
+      // In a cgroup nothing can have left it: ending it is the whole reap.
+      if (proc?.cgroup) {
+        const killed = await proc.cgroup.remove()
+        if (killed > 0) this.logger.info({ killed }, 'killed processes the worker left behind (its cgroup)')
+        return
+      }
       if (proc?.ownGroup && proc.pid) this.effects.tree.signal(-proc.pid, 'SIGKILL')
       const tree = this.tree
       this.tree = []

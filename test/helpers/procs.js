@@ -47,19 +47,6 @@ export function killEverythingOf (home) {
 }
 
 /**
- * @deprecated use waitFor (test/helpers/wait.js): `waitFor(check, { what, timeout })`. Every
- * test on main has moved; kept only so branches written against it before 16:05 on
- * 2026-11-26 still load when merged (whyclient's stop-group.test.js). Remove once none does.
- * @template T
- * @param {() => T | Promise<T>} check
- * @param {string} what
- * @param {number} [timeout]
- */
-export function waitUntil (check, what, timeout = 10_000) {
-  return waitFor(check, { what, timeout })
-}
-
-/**
  * Wait until exactly `count` processes of a home mention `fragment`. `python3` may be a shell
  * shim (pyenv) whose subshells carry the script's name for a moment before it execs Python,
  * so one count taken right after `online` can see two; a copy started twice never goes away

@@ -12,6 +12,7 @@ import { killDaemon, readDaemonPid } from '../../client/daemon.js'
 import { listDescendants, sendSignal } from '../../daemon/worker/process-tree.js'
 import { resolvePaths } from '../../ipc/paths.js'
 import { killEverythingOf, processesOfHome } from './procs.js'
+import { removeCgroupsOf } from './cgroups.js'
 import { isProcessRunning } from '../../ipc/process-status.js'
 import { PROTOCOL_VERSION } from '../../ipc/methods.js'
 import { connect } from '../../ipc/transport.js'
@@ -101,6 +102,8 @@ async function cleanUp (paths, beforeRemoval = []) {
   // in daemon.pid, not yet on the socket) would otherwise outlive the test and put the home
   // back; one did, in a CI run.
   killEverythingOf(paths.home)
+  // A daemon killed with -9 and never followed leaves its workers' cgroups (empty by now).
+  await removeCgroupsOf(paths.home)
   for (const fn of beforeRemoval) fn()
   rmSync(paths.home, { recursive: true, force: true })
 }

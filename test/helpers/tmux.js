@@ -29,7 +29,8 @@ export async function startTerminal (t, { command, width, height, env }) {
   const started = await tmux(socket, ['-f', '/dev/null', 'new-session', '-d', '-s', 'main', '-x', String(width), '-y', String(height), ...envArgs, command])
   if (started.code !== 0) throw new Error(`tmux did not start (${started.stderr.trim()}); is tmux installed? (.ci/run installs it)`)
 
-  const screen = async () => (await tmux(socket, ['capture-pane', '-p', '-t', 'main'])).stdout
+  /** @param {{ escapes?: boolean }} [options] escapes: with the colour and attribute sequences (-e) */
+  const screen = async ({ escapes = false } = {}) => (await tmux(socket, ['capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', 'main'])).stdout
 
   return {
     screen,
@@ -37,6 +38,8 @@ export async function startTerminal (t, { command, width, height, env }) {
     keys: async (...keys) => { await tmux(socket, ['send-keys', '-t', 'main', ...keys]) },
     /** @param {number} w @param {number} h */
     resize: async (w, h) => { await tmux(socket, ['resize-window', '-t', 'main', '-x', String(w), '-y', String(h)]) },
+    /** A tmux format of the pane, e.g. '#{mouse_any_flag}' (whether the program asked for the mouse). @param {string} format */
+    format: async (format) => (await tmux(socket, ['display-message', '-p', '-t', 'main', format])).stdout.trim(),
     /** Whether the command is still running (the session ends with it). */
     running: async () => (await tmux(socket, ['has-session', '-t', 'main'])).code === 0,
     /**

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { APPS, SUP_BIN, freePort, useSupHome, waitForRows } from '../helpers/sup.js'
+import { waitFor, waitForEvent } from '../helpers/wait.js'
 
 /** @typedef {import('../../ipc/events.js').SupEvent} SupEvent */
 
@@ -76,20 +77,11 @@ test('sup events --follow prints new decisions as they happen', async (t) => {
   const follower = spawn(process.execPath, [SUP_BIN, 'events', 'web', '--follow', '--json'], { env: home.env })
   t.after(() => { if (follower.exitCode === null) follower.kill('SIGKILL') })
   let out = ''
-  const sawRestart = new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no restart event within 15 s; got: ${out}`)), 15_000)
-    follower.stdout.on('data', (chunk) => {
-      out += chunk
-      if (out.includes('"kind":"restart"')) {
-        clearTimeout(timer)
-        resolve(undefined)
-      }
-    })
-  })
+  follower.stdout.on('data', (chunk) => { out += chunk })
   // The past events first: once they are printed the subscription is in place.
-  await new Promise((resolve) => follower.stdout.once('data', resolve))
+  await waitForEvent(follower.stdout, 'data', { what: 'sup events to print the past events' })
   assert.equal((await home.sup(['restart', 'web'])).code, 0)
-  await sawRestart
+  await waitFor(() => out.includes('"kind":"restart"'), { what: 'a restart event', timeout: 15_000, show: () => out })
   const events = parseLines(out)
   assert.equal(new Set(events.map((e) => e.seq)).size, events.length, 'no event printed twice')
 })

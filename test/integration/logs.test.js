@@ -3,11 +3,11 @@ import assert from 'node:assert/strict'
 import { execFileSync, spawn } from 'node:child_process'
 import { closeSync, constants, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { setTimeout as delay } from 'node:timers/promises'
 import { test } from 'node:test'
 import { Agent, request } from 'node:http'
 import { gunzipSync } from 'node:zlib'
 import { APPS, SUP_BIN, freePort, useSupHome, waitForRows } from '../helpers/sup.js'
+import { waitFor, within } from '../helpers/wait.js'
 
 /**
  * The lines of `name` and of its rotations (gzipped ones unpacked), by file.
@@ -121,13 +121,14 @@ test('a line per request from 2 workers under keep-alive load: every line in the
     })
   })
   // The follower is subscribed once it prints a line: warm-up requests (/w) until it does.
-  const subscribed = new Promise((resolve) => follower.stdout.once('data', resolve))
-  for (let i = 0; !(await Promise.race([subscribed.then(() => true), delay(200, false)])); i++) {
-    assert.ok(i < 50, 'sup logs printed a warm-up line within 10 s')
-    await keepAliveLoad(port, 1, 1, '/w')
-  }
+  let subscribed = false
+  follower.stdout.once('data', () => { subscribed = true })
+  await waitFor(async () => {
+    if (!subscribed) await keepAliveLoad(port, 1, 1, '/w')
+    return subscribed
+  }, { what: 'sup logs to print a warm-up line', interval: 200 })
   assert.equal(await keepAliveLoad(port, total, 32), total)
-  await Promise.race([followedAll, delay(20_000, undefined, { ref: false })])
+  await within(followedAll, { what: 'sup logs to print every line', timeout: 20_000, show: () => `${followed} of ${total}` })
   assert.equal(followed, total, 'sup logs printed every line')
   // Stopping the daemon writes what is queued and closes the files.
   assert.equal((await home.sup(['kill'])).code, 0)

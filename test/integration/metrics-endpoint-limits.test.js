@@ -10,6 +10,7 @@ import { connect } from 'node:net'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { APPS, freePort, useSupHome, waitForRows } from '../helpers/sup.js'
+import { waitFor, waitForEvent } from '../helpers/wait.js'
 
 const HOLDER = join(import.meta.dirname, '..', 'fixtures', 'hold-connections.cjs')
 const asRoot = process.getuid?.() === 0
@@ -51,8 +52,7 @@ test('idle connections from another uid do not starve the daemon; slow headers a
   t.after(() => holder.kill('SIGKILL'))
   let out = ''
   holder.stdout.on('data', (d) => { out += d })
-  const deadline = Date.now() + 20_000
-  while (!/held \d+/.test(out) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
+  await waitFor(() => /held \d+/.test(out), { what: 'the holder to hold its connections', timeout: 20_000, show: () => out })
   assert.match(out, /held \d+/)
 
   const before = (await home.ls()).find((r) => r.name === 'crashy')?.restarts ?? 0
@@ -64,11 +64,10 @@ test('idle connections from another uid do not starve the daemon; slow headers a
 
   // Headers that never end: the connection is closed within the headers timeout (5 s), not Node's 60 s.
   const began = Date.now()
-  const closedAfter = await new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => socket.write('GET /metrics HTTP/1.1\r\nHost: localhost\r\n'))
-    const timer = setTimeout(() => { socket.destroy(); resolve(Infinity) }, 20_000)
-    socket.on('error', () => {})
-    socket.on('close', () => { clearTimeout(timer); resolve(Date.now() - began) })
-  })
+  const socket = connect(port, '127.0.0.1', () => socket.write('GET /metrics HTTP/1.1\r\nHost: localhost\r\n'))
+  t.after(() => socket.destroy())
+  socket.on('error', () => {})
+  await waitForEvent(socket, 'close', { what: 'the endpoint to close a connection whose headers never end', timeout: 20_000 })
+  const closedAfter = Date.now() - began
   assert.ok(closedAfter < 12_000, `closed after ${closedAfter} ms`)
 })

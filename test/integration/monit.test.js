@@ -120,6 +120,22 @@ test('monit keys at 80x24, 120x35 and 200x50: ? lists the keys, / filters, N and
   await waitForRows(home, (rs) => rs.filter((r) => r.name === 'zeta' && r.status === 'online').length === 2, { what: 'zeta scaled to 2 workers' })
   await term.waitFor((s) => /│▸ zeta \(2\)/.test(s), { what: 'zeta (2) on screen' })
 
+  // d: what describe knows of the selected app; Esc back.
+  await term.keys('d')
+  await term.waitFor((s) => s.includes('detail zeta') && /script +\S*exits-after\./.test(s) && /instances +2/.test(s), { what: 'the detail of zeta' })
+  await term.keys('NPage')
+  await term.waitFor((s) => /#\d+ \[1\] online pid \d+/.test(s), { what: 'the workers of zeta further down the detail' })
+  await term.keys('Escape')
+  await term.waitFor((s) => appsShown(s).length === 3, { what: 'back to the list' })
+
+  // The mouse stays the terminal's (to select text) until m.
+  const mouse = () => term.format('#{mouse_any_flag}#{mouse_button_flag}#{mouse_standard_flag}')
+  assert.equal(await mouse(), '000')
+  await term.keys('m')
+  await waitFor(async () => (await mouse()).includes('1'), { what: 'monit to take the mouse after m' })
+  await term.keys('m')
+  await waitFor(async () => (await mouse()) === '000', { what: 'the mouse given back after m again' })
+
   for (const [width, height] of [[80, 24], [120, 35], [200, 50]]) {
     await term.resize(width, height)
     await term.waitFor((s) => s.split('\n').length >= height && fits(s, width) && appsShown(s).length === 3 && /\? help · q quit/.test(s), { what: `the dashboard laid out in ${width}x${height}` })
@@ -147,4 +163,33 @@ test('monit keys at 80x24, 120x35 and 200x50: ? lists the keys, / filters, N and
   }
   await term.keys('q')
   await waitFor(async () => !(await term.running()), { what: 'monit to exit on q', interval: 100 })
+})
+
+/** The SGR colour codes of a capture (-e): foreground 30-37, 90-97, 38;5;N. @param {string} text */
+const colourCodes = (text) => [...text.matchAll(new RegExp(`${String.fromCharCode(27)}\\[([0-9;]*)m`, 'g'))].flatMap((m) => {
+  const codes = m[1].split(';')
+  const found = []
+  for (let i = 0; i < codes.length; i++) {
+    if (codes[i] === '38' && codes[i + 1] === '5') { found.push(`38;5;${codes[i + 2]}`); i += 2 } else if (/^(3[0-7]|9[0-7])$/.test(codes[i])) found.push(codes[i])
+  }
+  return found
+})
+
+test('monit colours: never black (30) on an 8-colour terminal (TERM=screen), none with NO_COLOR', async (t) => {
+  const home = useSupHome(t)
+  const started = await home.sup(['start', join(APPS, 'exits-after.js'), '-n', 'idle'], { env: { EXIT_AFTER: '600000' } })
+  assert.equal(started.code, 0, started.stderr)
+  await home.sup(['stop', 'idle'])
+  const again = await home.sup(['start', join(APPS, 'exits-after.js'), '-n', 'up'], { env: { EXIT_AFTER: '600000' } })
+  assert.equal(again.code, 0, again.stderr)
+  const command = `${process.execPath} ${SUP_BIN} monit`
+  const coloured = await startTerminal(t, { command, width: 120, height: 35, env: { SUP_HOME: home.home, PATH: process.env.PATH, TERM: 'screen' } })
+  await coloured.waitFor((s) => /▸ up \(1\) +online/.test(s) && /▸ idle \(1\) +stopped/.test(s), { what: 'a running and a stopped app' })
+  const codes = colourCodes(await coloured.screen({ escapes: true }))
+  assert.ok(codes.includes('32'), `online in green: ${codes}`)
+  assert.deepEqual(codes.filter((c) => c === '30' || c === '90' || c === '38;5;0' || c === '38;5;8'), [], 'no black or grey that an 8-colour terminal shows as black')
+
+  const plain = await startTerminal(t, { command, width: 120, height: 35, env: { SUP_HOME: home.home, PATH: process.env.PATH, TERM: 'screen', NO_COLOR: '1' } })
+  await plain.waitFor((s) => /▸ up \(1\) +online/.test(s), { what: 'the list without colour' })
+  assert.deepEqual(colourCodes(await plain.screen({ escapes: true })), [], 'NO_COLOR: no colour at all')
 })

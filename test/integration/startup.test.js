@@ -34,6 +34,7 @@ test('sup startup --print shows the unit for this SUP_HOME and writes nothing', 
   assert.ok(text.includes(`ExecStart=${process.execPath} ${SUP_BIN} ping\n`), text)
   assert.ok(text.includes(`ExecStartPost=-${process.execPath} ${SUP_BIN} resurrect\n`), text)
   assert.match(text, /^KillMode=mixed$/m)
+  assert.match(text, /^Delegate=yes$/m, 'the daemon may give each worker a cgroup of its own')
   assert.match(text, /^WantedBy=multi-user.target$/m)
   assert.equal(existsSync(home.paths.socket), false, 'no daemon was started')
 })

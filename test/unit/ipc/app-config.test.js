@@ -65,7 +65,7 @@ test('keys read but not kept (force_fork, disable_logs) have a default and are n
 })
 
 test('what a restart with flags may not change: one list for the CLI and the daemon', () => {
-  assert.deepEqual([...APP_FIXED_KEYS].sort(), ['exec_mode', 'force_fork', 'instances', 'listen', 'name', 'namespace', 'script', 'source'])
+  assert.deepEqual([...APP_FIXED_KEYS].sort(), ['balance', 'exec_mode', 'force_fork', 'instances', 'listen', 'name', 'namespace', 'script', 'source', 'sticky'])
 })
 
 test('each key and PM2 alias names one field', () => {

@@ -8,6 +8,7 @@ import { APP_CONFIG_SCHEMA, APP_DEFAULTS } from '../../../../ipc/app-config.js'
 import { validate } from '../../../../ipc/schema.js'
 import { detectInterpreter } from '../../../../client/config/interpreter.js'
 import { normalizeApp, parseBytes, parseDuration, parseInstances } from '../../../../client/config/normalize.js'
+import { parseCores } from '../../../../client/config/read-value.js'
 
 /** @typedef {import('../../../../ipc/app-config.js').AppConfig} AppConfig */
 
@@ -97,6 +98,18 @@ describe('parseBytes', () => {
   }
 })
 
+describe('parseCores', () => {
+  const cases = [[1.5, 1.5], ['1.5', 1.5], ['2', 2], ['50%', 0.5], ['150%', 1.5], ['500m', 0.5], ['.25', 0.25], [0.01, 0.01], ['1024', 1024]]
+  for (const [value, expected] of cases) {
+    test(`${JSON.stringify(value)} -> ${expected} cores`, () => assert.equal(parseCores(value, 'cpu_limit'), expected))
+  }
+  for (const value of ['fast', '', '0', 0, -1, '0.001', '2000', '1.5 cores', '5m', {}, true]) {
+    test(`${JSON.stringify(value)} is rejected naming the option`, () => {
+      assertSupError(() => parseCores(value, 'cpu_limit'), 'SUP_ERR_CONFIG_INVALID_OPTION', { option: 'cpu_limit' })
+    })
+  }
+})
+
 describe('detectInterpreter', () => {
   const cases = [
     ['hello.js', null, []],
@@ -164,6 +177,10 @@ describe('normalizeApp', () => {
       vizion: false,
       stop_exit_codes: [0, 2],
       max_memory_restart: '300M',
+      memory_max: '512M',
+      memory_high: '400M',
+      max_cpu: '150%',
+      max_pids: '64',
       pid_file: 'run/api.pid',
       output: 'logs/out.log',
       err_file: 'NULL',
@@ -174,6 +191,10 @@ describe('normalizeApp', () => {
       cron_restart: '0 * * * *',
       watch: ['src'],
       ignore_watch: ['node_modules'],
+      balance: 'least-conn',
+      sticky: 'true',
+      sticky_cookie: 'io',
+      trust_proxy: true,
       readiness: { http: '/ready', period: '2s' },
       liveness: { tcp: 3000, failure_threshold: 2 },
       depends_on: 'db',
@@ -209,6 +230,10 @@ describe('normalizeApp', () => {
       vizion: false,
       stop_exit_codes: [0, 2],
       max_memory_restart: 300 * 1024 ** 2,
+      max_memory: 512 * 1024 ** 2,
+      memory_high: 400 * 1024 ** 2,
+      cpu_limit: 1.5,
+      max_pids: 64,
       out_file: path.join(dir, 'sub', 'logs', 'out.log'),
       error_file: '/dev/null',
       log_file: null,
@@ -226,6 +251,10 @@ describe('normalizeApp', () => {
       ignore_watch: ['node_modules'],
       watch_delay: 1000,
       listen: [],
+      balance: 'least-conn',
+      sticky: true,
+      sticky_cookie: 'io',
+      trust_proxy: true,
       readiness: { type: 'http', host: '127.0.0.1', port: null, path: '/ready', status: null, command: [], initial_delay: 0, period: 2000, timeout: 1000, failure_threshold: 3, success_threshold: 1 },
       liveness: { type: 'tcp', host: '127.0.0.1', port: 3000, path: '', status: null, command: [], initial_delay: 0, period: 10_000, timeout: 1000, failure_threshold: 2, success_threshold: 1 },
       depends_on: ['db'],

@@ -1,7 +1,7 @@
 // @ts-check
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { detailLines } from '../../../../client/monit/detail.js'
+import { detailLines, wrapLines } from '../../../../client/monit/detail.js'
 
 test('the detail page says what describe knows: config, runtime, limits, sockets, logs, workers with their last exit, probes', () => {
   const described = {
@@ -23,4 +23,8 @@ test('the detail page says what describe knows: config, runtime, limits, sockets
 test('the detail page escapes what an app chose (a script name with escapes)', () => {
   const text = detailLines({ name: 'x', config: { script: 'a\u001b[2Jb' }, logs: [], workers: [], events: [] }).join('\n')
   assert.ok(!text.includes('\u001b'), 'no escape character reaches the terminal')
+})
+
+test('a line longer than the page goes on under itself, indented, nothing cut', () => {
+  assert.deepEqual(wrapLines(['short', 'script /a/very/long/path/to/app.js'], 16), ['short', 'script /a/very/l', '    ong/path/to/', '    app.js'])
 })

@@ -32,7 +32,7 @@ describe('MonitModel', () => {
     model.toggle()
     assert.deepEqual(shown(model), ['v api', '  #0', '  #1', '> jobs'])
     model.move(1)
-    assert.deepEqual(model.selected(), { label: 'api[0] #0', target: '0', app: 'api', size: 2, workers: [model.workers.get(0)], crashing: null })
+    assert.deepEqual(model.selected(), { label: 'api[0] #0', target: '0', app: 'api', size: 2, workers: [model.workers.get(0)], crashing: null, limit: null })
     model.move(5)
     assert.equal(model.selected()?.target, 'jobs', 'moving stops at the last line')
     model.move(-10)

@@ -1,7 +1,7 @@
 // @ts-check
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { columnsFor, cutAtWord, escapeTags, lastExitOf, listWidthFor, renderHeader, fit, formatCpu, renderChart, renderFigures, renderFooter, renderLine, renderListHeader, renderLogs } from '../../../../client/monit/render.js'
+import { columnsFor, cutAtWord, escapeTags, lastExitOf, listWidthFor, niceCeil, renderHeader, fit, formatCpu, renderChart, renderFigures, renderFooter, renderLine, renderListHeader, renderLogs } from '../../../../client/monit/render.js'
 
 const plain = { color: false, unicode: true }
 /** Remove blessed tags, to measure what a person sees. @param {string} s */
@@ -182,4 +182,35 @@ describe('the header', () => {
     assert.equal(renderHeader(host, { apps: 1, workers: 1, online: 1 }, 40, false), 'host cpu 13% of 2 cores')
     assert.equal(renderHeader({ ...host, cpu: null }, { apps: 1, workers: 1, online: 1 }, 80, false), 'host cpu - of 2 cores | mem 3.0gb/8.0gb (38%) | load 0.50 0.25 0.13')
   })
+})
+
+describe('the charts', () => {
+  const series = { cpu: [1, 2, 3], memory: [40, 45, 50].map((m) => m * 1024 * 1024), loop_p99: [], heap_used: [] }
+  test('have their scale on the left: the top, what they show, 0', () => {
+    const text = visible(renderFigures({ label: 'api', workers: [worker(0)] }, series, 60, 14, plain))
+    assert.match(text, /^ +100%┤/m)
+    assert.match(text, /^ +cpu┤/m)
+    assert.match(text, /^ +0%┤/m)
+    assert.match(text, /^memory \(no max_memory_restart\) *$/m)
+    assert.match(text, /^ *80\.0mb┤/m, 'memory without a limit: a round figure above the highest value')
+    assert.match(text, /^ +mem┤/m)
+    assert.ok(text.split('\n').every((l) => l.length <= 60))
+  })
+  test('memory is drawn against max_memory_restart when the app has one (times its workers)', () => {
+    const text = visible(renderFigures({ label: 'api', workers: [worker(0, { memory: 50 * 1024 * 1024 }), worker(1, { memory: 50 * 1024 * 1024 })], limit: 400 * 1024 * 1024 }, series, 80, 14, plain))
+    assert.match(text, /^memory of max_memory_restart \(400mb for 2 workers\): 25% *$/m)
+    assert.match(text, /^ +400mb┤/m)
+  })
+  test('cpu over one core is scaled to a round figure above it', () => {
+    const text = visible(renderFigures({ label: 'api', workers: [worker(0)] }, { ...series, cpu: [130, 90] }, 60, 14, { color: false, unicode: false }))
+    assert.match(text, /^ +150%\|/m)
+  })
+  /** @type {Array<[number, number]>} */
+  const rows = [[0, 1], [0.7, 0.8], [1, 1], [1.2, 1.5], [2.2, 2.5], [3, 3], [7, 8], [130, 150], [260, 300], [900, 1000]]
+  for (const [value, top] of rows) test(`niceCeil(${value}) = ${top}`, () => assert.equal(niceCeil(value), top))
+})
+
+test('a line chart keeps only the top cell of each column (memory without a limit)', () => {
+  assert.deepEqual(renderChart([8, 8], 2, 2, 10, true), ['▅▅', '██'])
+  assert.deepEqual(renderChart([8, 8], 2, 2, 10, true, true), ['▅▅', '  '])
 })

@@ -52,6 +52,7 @@ describe('renderSystemdUnit', () => {
         ExecStart: ['/usr/bin/node /opt/sup/bin/sup.js ping'],
         ExecStartPost: ['-/usr/bin/node /opt/sup/bin/sup.js resurrect'],
         KillMode: ['mixed'],
+        Delegate: ['yes'],
         TimeoutStopSec: ['120'],
         Restart: ['on-failure'],
         RestartSec: ['2'],

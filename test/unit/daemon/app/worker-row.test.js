@@ -9,6 +9,7 @@ import { appConfig } from '../../../helpers/fake-effects.js'
 
 const NOW = 1_000_000
 const LOGS = { log_error: null, log_dropped_lines: 0, log_dropped_bytes: 0 }
+const CGROUP = { memory: 4096, resident: 2048, anon: 1024, cpu_seconds: 1.5, throttled_periods: 3, throttled_seconds: 0.2, oom_kills: 0, processes: 2 }
 const NODE = { kind: /** @type {const} */ ('node'), path: '/usr/bin/node', version: 'v22.1.0', source: 'daemon', own: true }
 
 /**
@@ -29,6 +30,9 @@ const cases = [
   { name: 'ready follows the probe when there is one', worker: worker({ probeReady: true }, { readiness: { type: 'http', host: '127.0.0.1', port: null, path: '/', status: null, command: [], initial_delay: 0, period: 1000, timeout: 1000, failure_threshold: 3, success_threshold: 1 } }), expect: { ready: true } },
   { name: 'restored says how the app came back', worker: worker({}), context: { restored: { from: 'crashed' } }, expect: { restored: 'crashed' } },
   { name: 'the node it runs on, without the daemon\'s own flag', worker: worker({}, {}, NODE), expect: { runtime: { kind: 'node', path: '/usr/bin/node', version: 'v22.1.0', source: 'daemon' } } },
+  { name: 'its limits, from its config', worker: worker({}, { max_memory: 1024, cpu_limit: 0.5 }), expect: { limits: { max_memory: 1024, memory_high: null, cpu_limit: 0.5, max_pids: null } } },
+  { name: 'an online worker in a cgroup: the kernel\'s figures', worker: worker({ status: 'online', pid: 77, startedAt: NOW }), context: { usage: { cpu: 1, memory: 2, cgroup: CGROUP } }, expect: { cgroup: CGROUP } },
+  { name: 'a stopped one: none', worker: worker({ status: 'stopped' }), context: { usage: { cpu: 0, memory: 0, cgroup: CGROUP } }, expect: { cgroup: null } },
   { name: 'its log files\' trouble', worker: worker({}), context: { logStatus: { log_error: null, log_dropped_lines: 3, log_dropped_bytes: 90 } }, expect: { log_dropped_lines: 3, log_dropped_bytes: 90 } }
 ]
 
@@ -41,5 +45,5 @@ for (const c of cases) {
 
 test('a row has every field of the contract, and only those', () => {
   const row = workerRow(worker({}), { usage: { cpu: 0, memory: 0 }, restored: undefined, logStatus: LOGS, now: NOW })
-  assert.deepEqual(Object.keys(row).sort(), ['cpu', 'id', 'instance', 'last_exit', 'last_restart', 'liveness_restarts', 'log_dropped_bytes', 'log_dropped_lines', 'log_error', 'memory', 'mode', 'name', 'namespace', 'pid', 'ready', 'restarts', 'restored', 'retry_at', 'runtime', 'status', 'unstable_restarts', 'uptime'])
+  assert.deepEqual(Object.keys(row).sort(), ['cgroup', 'cpu', 'id', 'instance', 'last_exit', 'last_restart', 'limits', 'liveness_restarts', 'log_dropped_bytes', 'log_dropped_lines', 'log_error', 'memory', 'mode', 'name', 'namespace', 'pid', 'ready', 'restarts', 'restored', 'retry_at', 'runtime', 'status', 'unstable_restarts', 'uptime'])
 })

@@ -48,7 +48,16 @@ describe('renderPrometheus', () => {
   test('no workers: only HELP and TYPE lines, still valid', () => {
     const text = renderPrometheus([])
     assert.ok(text.split('\n').filter(Boolean).every((l) => l.startsWith('# ')))
-    assert.equal(parsePrometheus(text).size, 10)
+    assert.equal(parsePrometheus(text).size, 15)
+  })
+
+  test('a worker in a cgroup: the kernel\'s figures and its limits; one without: none of them', () => {
+    const cgroup = { memory: 4096, resident: 2048, anon: 1024, cpu_seconds: 1.25, throttled_periods: 7, throttled_seconds: 0.5, oom_kills: 1, processes: 2 }
+    const families = parsePrometheus(renderPrometheus([worker({ usage: { ...emptyUsage(), time: 1, cgroup }, limits: { max_memory: 65536, cpu_limit: 1.5 } })]))
+    const value = (/** @type {string} */ name) => families.get(name)?.samples[0]?.value
+    assert.deepEqual([value('sup_cgroup_memory_bytes'), value('sup_cgroup_cpu_throttled_seconds_total'), value('sup_cgroup_oom_kills_total'), value('sup_memory_limit_bytes'), value('sup_cpu_limit_cores')], [4096, 0.5, 1, 65536, 1.5])
+    const plain = parsePrometheus(renderPrometheus([worker()]))
+    for (const name of ['sup_cgroup_memory_bytes', 'sup_memory_limit_bytes', 'sup_cpu_limit_cores']) assert.equal(plain.get(name)?.samples.length, 0, name)
   })
 
   test('probes: sup_ready for workers of apps with a readiness probe, sup_liveness_restarts_total for every worker', () => {
