@@ -125,10 +125,12 @@ export class Leaf {
 
 export class Cgroups {
   /**
-   * @param {{ home: string, layout?: Layout, env?: NodeJS.ProcessEnv, logger: import('pino').Logger }} options
-   *   env.SUP_CGROUPS: `off` (the token sweep only), `v1` (ignore cgroup v2), else automatic
+   * @param {{ home: string, layout?: Layout, env?: NodeJS.ProcessEnv, logger: import('pino').Logger, delegate?: boolean }} options
+   *   env.SUP_CGROUPS: `off` (the token sweep only), `v1` (ignore cgroup v2), else automatic;
+   *   delegate: enable v2 controllers down the daemon's cgroup, moving the calling process into a
+   *   leaf when it must (the daemon only: a tool that merely reads or removes cgroups passes false)
    */
-  constructor ({ home, layout = readLayout(), env = {}, logger }) {
+  constructor ({ home, layout = readLayout(), env = {}, logger, delegate = false }) {
     this.logger = logger
     this.layout = layout
     this.name = subtreeName(home)
@@ -143,7 +145,10 @@ export class Cgroups {
     if (this.reason) this.kill = null
     /** @type {string[]} v2 controllers enabled for the workers' cgroups (their app's cgroup enables them too) */
     this.v2Controllers = []
-    if (this.kill && layout.v2 && mode !== 'v1') this.delegateV2(layout, layout.v2)
+    if (this.kill && layout.v2 && mode !== 'v1') {
+      if (delegate) this.delegateV2(layout, layout.v2)
+      else this.controllers = planHierarchies({ ...layout, v2: { ...layout.v2, controllers: [] } }).controllers
+    }
   }
 
   /** Every hierarchy a leaf lives in, the kill's first. */

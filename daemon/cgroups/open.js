@@ -16,7 +16,7 @@ const RECORD_CAP = 64 * 1024
  * @returns {Cgroups}
  */
 export function openCgroups ({ home, env, logger }) {
-  const cgroups = new Cgroups({ home, env, logger })
+  const cgroups = new Cgroups({ home, env, logger, delegate: true })
   if (cgroups.enabled) logger.info({ containment: cgroups.describe(), roots: cgroups.roots() }, 'each worker runs in its own cgroup')
   else logger.info({ containment: cgroups.describe() }, 'no cgroups: workers are contained by the token sweep')
   return cgroups

@@ -7,16 +7,25 @@
 // child outside the cgroup; the daemon moves the process, so this works whatever uid it runs as.
 // If the daemon dies first the pipe closes, read fails and nothing runs.
 
-/** What sh runs: wait for one line, then exec the command with stdin from /dev/null. */
+/**
+ * What sh runs: wait for one line, then exec the command with stdin from /dev/null. A shell
+ * sets PWD in the environment it passes on (dash: to the working directory), so PWD is put back
+ * as the worker's environment had it, or removed: the command sees exactly the environment given.
+ */
 export const GATE_SHELL = 'read -r _ || exit 125; exec "$@" </dev/null'
+const KEEP_PWD = 'PWD=$1; export PWD; shift; '
+const NO_PWD = 'unset PWD; '
 
 /**
  * @template {{ command: string, args: string[] }} T
  * @param {T} cmd
+ * @param {Record<string, string | undefined>} env the environment the command must see
  * @returns {T}
  */
-export function withGate (cmd) {
-  return { ...cmd, command: '/bin/sh', args: ['-c', GATE_SHELL, 'sup-gate', cmd.command, ...cmd.args] }
+export function withGate (cmd, env) {
+  const [wait, run] = GATE_SHELL.split('; ')
+  const pwd = env.PWD === undefined ? { script: NO_PWD, args: [] } : { script: KEEP_PWD, args: [env.PWD] }
+  return { ...cmd, command: '/bin/sh', args: ['-c', `${wait}; ${pwd.script}${run}`, 'sup-gate', ...pwd.args, cmd.command, ...cmd.args] }
 }
 
 /**

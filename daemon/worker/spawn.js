@@ -161,7 +161,7 @@ function forkClusterWorker (config, env, ids, router) {
 function spawnForkWorker (config, env, sockets, runtime, ids, parentDeath, gated) {
   const plain = buildCommand(config, runtime)
   const wrapped = parentDeath.wrap(sockets ? withListenPid(plain) : plain)
-  const { command, args, node } = gated ? withGate(wrapped) : wrapped
+  const { command, args, node } = gated ? withGate(wrapped, env) : wrapped
   // Held sockets become the child's fds 3, 4, … as systemd passes them; the IPC channel
   // (node workers) comes after them, wherever NODE_CHANNEL_FD says.
   const inherited = sockets ? sockets.fds : []

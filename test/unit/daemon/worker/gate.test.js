@@ -9,10 +9,13 @@ import { test } from 'node:test'
 import { openGate, withGate } from '../../../../daemon/worker/gate.js'
 import { quietFor } from '../../../helpers/wait.js'
 
-/** @param {string} script */
-function gated (script) {
-  const { command, args } = withGate({ command: process.execPath, args: ['-e', script] })
-  return spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] })
+/**
+ * @param {string} script
+ * @param {Record<string, string>} [env]
+ */
+function gated (script, env = {}) {
+  const { command, args } = withGate({ command: process.execPath, args: ['-e', script] }, env)
+  return spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'], env })
 }
 
 test('the command runs only once the gate opens, under the same pid, with stdin from /dev/null', { skip: process.platform === 'win32' && 'needs /bin/sh' }, async () => {
@@ -36,3 +39,14 @@ test('a gate whose daemon went away runs nothing', { skip: process.platform === 
   assert.equal(code, 125)
   assert.equal(out, '')
 })
+
+for (const env of [{ A: '1' }, { A: '1', PWD: '/somewhere/else' }]) {
+  test(`the command sees exactly the environment given (${env.PWD ? 'PWD kept as given' : 'no PWD added'})`, { skip: process.platform === 'win32' && 'needs /bin/sh' }, async () => {
+    const child = gated('process.stdout.write(JSON.stringify(process.env))', env)
+    let out = ''
+    child.stdout.on('data', (d) => { out += d })
+    openGate(child.stdin)
+    await once(child, 'exit')
+    assert.deepEqual(JSON.parse(out), env)
+  })
+}
