@@ -142,6 +142,17 @@ export function describeExit (exit) {
  * @returns {string[]}
  */
 export function renderRestartNotes (rows, now) {
+  return restartNotes(rows, now).map(({ name, loop, text }) => `${loop ? paint('red', 'crash loop') : paint('yellow', 'restarting')}: ${name}: ${text} (sup events ${name})`)
+}
+
+/**
+ * The same notes as data, for sup ls and monit's events view: per app, whether it is a
+ * crash loop (errored workers) and "last exit code 3 (worker 0, 4s ago); next try in 27s".
+ * @param {Array<import('../ipc/methods.js').WorkerRow>} rows
+ * @param {number} now ms since the epoch
+ * @returns {Array<{ name: string, loop: boolean, text: string }>}
+ */
+export function restartNotes (rows, now) {
   /** @type {Map<string, Array<import('../ipc/methods.js').WorkerRow>>} */
   const byApp = new Map()
   for (const r of rows) {
@@ -154,8 +165,7 @@ export function renderRestartNotes (rows, now) {
     const exit = last.last_exit ? `${how} (worker ${last.id}, ${formatDuration(now - last.last_exit.at)} ago)` : 'not started yet'
     const next = Math.min(...down.map((r) => r.retry_at ?? Infinity))
     const retry = Number.isFinite(next) ? `; next try in ${formatDuration(Math.max(0, next - now) + 999)}` : ''
-    const what = down.some((r) => r.status === 'errored') ? paint('red', 'crash loop') : paint('yellow', 'restarting')
-    return `${what}: ${name}: ${exit}${retry} (sup events ${name})`
+    return { name, loop: down.some((r) => r.status === 'errored'), text: `${exit}${retry}` }
   })
 }
 

@@ -1,7 +1,7 @@
 // @ts-check
 // Carries out a rolling replacement: the decisions are step.js's, a step function of
 // (state, event, now); this file watches the workers, feeds what it sees to the step, carries
-// out its effects (start, gate, renumber, stop, report) and waits for the next change or
+// out its effects (start, gate, renumber, stop, shut-down, report) and waits for the next change or
 // deadline.
 import { EventEmitter } from 'node:events'
 import { STATUS } from '../worker/lifecycle.js'
@@ -100,6 +100,7 @@ export async function rollWorkers ({ app, old, instances, runtime, limits, repor
     const worker = /** @type {Worker} */ (workers.get(effect.key))
     if (effect.type === 'open') worker.tellAgent('open')
     else if (effect.type === 'renumber') worker.renumber(effect.id)
+    else if (effect.type === 'shut-down') worker.dispatch({ type: 'shut-down' })
     else worker.dispatch({ type: 'stop', afterStop: 'remove', drain: effect.drain })
     return null
   }
@@ -152,8 +153,8 @@ export async function rollWorkers ({ app, old, instances, runtime, limits, repor
  * @returns {import('./step.js').WorkerView}
  */
 function viewOf (worker, probes) {
-  const { status, pid, restarts, listening, ready, probeReady, lastExit } = worker.state
-  return { status, pid, restarts, listening, ready, probeReady, lastExit, removed: worker.removed, probe: probes.readiness?.last ?? null }
+  const { status, pid, restarts, listening, ready, probeReady, lastExit, lingering } = worker.state
+  return { status, pid, restarts, listening, ready, probeReady, lastExit, lingering, removed: worker.removed, probe: probes.readiness?.last ?? null }
 }
 
 /**
