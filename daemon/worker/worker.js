@@ -13,6 +13,10 @@ import { readAgentReport } from './agent-report.js'
 import { realEffects } from './effects.js'
 import { TOKEN_VAR } from './process-tree.js'
 import { buildWorkerEnv, usesAgent } from './spawn.js'
+import adapterRelay from '../relay/adapter-relay.cjs'
+
+const { RELAY_LIMITS } = adapterRelay
+const RELAY_BACKLOG_MIB = RELAY_LIMITS.backlogBytes / (1024 * 1024)
 
 /**
  * @typedef {import('./revision.js').Revision} Revision
@@ -215,6 +219,10 @@ export class Worker extends EventEmitter {
     proc.events.on('listening', () => { if (current()) this.dispatch({ type: 'listening' }) })
     proc.events.on('ready', () => { if (current()) this.dispatch({ type: 'ready' }) })
     proc.events.on('drained', () => { if (current()) this.dispatch({ type: 'drained' }) })
+    proc.events.on('lingering', (connections) => { if (current()) this.dispatch({ type: 'lingering', connections }) })
+    proc.events.once('relay-dropping', () => {
+      if (current()) this.report({ kind: 'relay-drop', level: 'warn', message: `@socket.io/cluster-adapter messages for this worker are being dropped: more than ${RELAY_BACKLOG_MIB} MiB wait to be written to it (it does not read them, or another worker floods); socket.io takes them as lost broadcasts`, data: { backlog_bytes: RELAY_LIMITS.backlogBytes } })
+    })
     proc.events.on('message', (message) => { if (current()) this.emit('message', message) })
     proc.events.on('metrics', (message) => {
       const report = current() && readAgentReport(message)
