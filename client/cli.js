@@ -21,9 +21,11 @@ import { suggestVerb } from './suggest-verb.js'
  * @property {string} cwd
  * @property {Promise<unknown> | null} [earlyStart] a daemon start begun before the CLI was
  *   loaded (bin/sup.cjs, prestartDaemon), for the listing that waits on it
+ * @property {() => Promise<import('../ipc/transport.js').Connection>} [via] the daemon is on
+ *   another machine, reached this way (`sup --host`, client/fleet/)
  *
  * @typedef {object} CommandContext
- * @property {import('../ipc/paths.js').SupPaths} paths
+ * @property {import('./daemon.js').DaemonPaths} paths
  * @property {CliIo} io
  * @property {Record<string, any>} opts
  * @property {any[]} args the command's arguments, as commander parsed them (variadic ones as arrays)
@@ -56,6 +58,16 @@ async function loadModule (specifier) {
  * @returns {Promise<number>}
  */
 export async function main (argv, io) {
+  // `--host`: the same command, against other machines' daemons over ssh.
+  if (!io.via && argv.some((w) => w === '--host' || w.startsWith('--host='))) {
+    try {
+      const { takeHostFlag } = await loadModule('./fleet/hosts.js')
+      const { hosts, argv: rest } = takeHostFlag(argv)
+      if (hosts) return await (await loadModule('./fleet/run.js')).runOnHosts(hosts, rest, io, main)
+    } catch (err) {
+      return reportError(err, io)
+    }
+  }
   // The listings skip commander: loading it was a fifth of a `sup ls` (docs/benchmarks.md).
   const listing = listingForm(argv)
   if (listing) {
@@ -78,7 +90,7 @@ export async function main (argv, io) {
     if (color === false) (await import('./format.js')).turnColorOff()
     const opts = command.opts()
     const quiet = (silent || isSet(io.env.PM2_SILENT)) && !opts.json && !KEEP_OUTPUT_WHEN_SILENT.has(command.name())
-    const ctx = { paths: resolvePaths(io.env), io: quiet ? silence(io) : io, opts, args: command.processedArgs }
+    const ctx = { paths: { ...resolvePaths(io.env), via: io.via }, io: quiet ? silence(io) : io, opts, args: command.processedArgs }
     const mod = await loadModule(`./commands/${file}.js`)
     exitCode = (await call(mod, ctx)) ?? 0
   }
@@ -259,6 +271,11 @@ export async function main (argv, io) {
     .option('--service-name <name>', 'the unit\'s name (default: sup-<user>)')
     .option('--unit-dir <dir>', 'where the unit is (default /etc/systemd/system)')
     .action(action('unstartup', (mod, ctx) => mod.run(ctx.args[0], ctx)))
+
+  program.command('dial-stdio')
+    .description('join stdin and stdout to the daemon\'s socket (what sup --host runs on the other machine, over ssh); never starts a daemon')
+    .option('--home <dir>', 'the SUP_HOME whose daemon to reach (default: SUP_HOME, or ~/.sup)')
+    .action(action('dial-stdio', (mod, ctx) => mod.run(ctx)))
 
   program.command('kill')
     .description('stop every app and the daemon')

@@ -13,7 +13,13 @@ const NOT_RUNNING = new Set(['ENOENT', 'ECONNREFUSED', 'ENOTSOCK'])
 const NO_ACCESS = new Set(['EACCES', 'EPERM'])
 
 /**
- * @param {import('../ipc/paths.js').SupPaths} paths
+ * The paths of a home, and, for a daemon on another machine, how to reach it instead
+ * (`sup --host`: client/fleet/).
+ * @typedef {import('../ipc/paths.js').SupPaths & { via?: () => Promise<import('../ipc/transport.js').Connection> }} DaemonPaths
+ */
+
+/**
+ * @param {DaemonPaths} paths
  * @param {{ start?: boolean, daemonEnv?: Record<string, string>, pipeline?: boolean, early?: Promise<unknown> | null }} [options] start
  *   a daemon when none runs, with `daemonEnv` added to its environment (e.g. SUP_BALANCE);
  *   `early`: a start begun before the CLI was loaded (prestartDaemon), waited for first;
@@ -22,6 +28,7 @@ const NO_ACCESS = new Set(['EACCES', 'EPERM'])
  * @returns {Promise<import('../ipc/transport.js').Connection>}
  */
 export async function connectDaemon (paths, { start = false, daemonEnv = {}, pipeline = false, early = null } = {}) {
+  if (paths.via) return paths.via()
   // A home someone else made or can write is refused before anything in it is used.
   ensureHome(paths)
   let conn

@@ -75,26 +75,38 @@ export function renderTable (headers, rows) {
   return [line(headers.map((h) => paint('bold', h))), ...rows.map(line)].join('\n')
 }
 
+const WORKER_COLUMNS = ['id', 'name', 'mode', 'pid', 'status', 'restarts', 'uptime', 'cpu', 'mem']
+
 /**
- * The `sup ls` table.
- * @param {Array<import('../ipc/methods.js').WorkerRow>} rows
+ * The `sup ls` table; with `hosts` (sup --host), a host column first (rows carry `host`),
+ * and a row for each host that did not answer.
+ * @param {Array<import('../ipc/methods.js').WorkerRow & { host?: string }>} rows
+ * @param {{ hosts?: string[] }} [options] hosts: the hosts that did not answer
  */
-export function renderWorkers (rows) {
-  if (rows.length === 0) return 'no apps (start one with: sup start app.js)'
-  return renderTable(
-    ['id', 'name', 'mode', 'pid', 'status', 'restarts', 'uptime', 'cpu', 'mem'],
-    rows.map((r) => [
-      String(r.id),
-      escapeControls(r.name),
-      r.mode,
-      r.pid === null ? '-' : String(r.pid),
-      paintStatus(r.status),
-      String(r.restarts),
-      formatDuration(r.uptime),
-      `${Math.round(r.cpu)}%`,
-      formatBytes(r.memory)
-    ])
-  )
+export function renderWorkers (rows, { hosts } = {}) {
+  if (hosts === undefined) {
+    return rows.length === 0 ? 'no apps (start one with: sup start app.js)' : renderTable(WORKER_COLUMNS, rows.map(workerCells))
+  }
+  const failed = hosts.map((host) => [escapeControls(host), ...WORKER_COLUMNS.map((c) => c === 'status' ? paint('red', 'unreachable') : '-')])
+  return renderTable(['host', ...WORKER_COLUMNS], [...rows.map((r) => [escapeControls(r.host ?? ''), ...workerCells(r)]), ...failed])
+}
+
+/**
+ * One worker's cells of the `sup ls` table.
+ * @param {import('../ipc/methods.js').WorkerRow} r
+ */
+function workerCells (r) {
+  return [
+    String(r.id),
+    escapeControls(r.name),
+    r.mode,
+    r.pid === null ? '-' : String(r.pid),
+    paintStatus(r.status),
+    String(r.restarts),
+    formatDuration(r.uptime),
+    `${Math.round(r.cpu)}%`,
+    formatBytes(r.memory)
+  ]
 }
 
 /**
@@ -130,6 +142,17 @@ export function describeExit (exit) {
  * @returns {string[]}
  */
 export function renderRestartNotes (rows, now) {
+  return restartNotes(rows, now).map(({ name, loop, text }) => `${loop ? paint('red', 'crash loop') : paint('yellow', 'restarting')}: ${name}: ${text} (sup events ${name})`)
+}
+
+/**
+ * The same notes as data, for sup ls and monit's events view: per app, whether it is a
+ * crash loop (errored workers) and "last exit code 3 (worker 0, 4s ago); next try in 27s".
+ * @param {Array<import('../ipc/methods.js').WorkerRow>} rows
+ * @param {number} now ms since the epoch
+ * @returns {Array<{ name: string, loop: boolean, text: string }>}
+ */
+export function restartNotes (rows, now) {
   /** @type {Map<string, Array<import('../ipc/methods.js').WorkerRow>>} */
   const byApp = new Map()
   for (const r of rows) {
@@ -142,8 +165,7 @@ export function renderRestartNotes (rows, now) {
     const exit = last.last_exit ? `${how} (worker ${last.id}, ${formatDuration(now - last.last_exit.at)} ago)` : 'not started yet'
     const next = Math.min(...down.map((r) => r.retry_at ?? Infinity))
     const retry = Number.isFinite(next) ? `; next try in ${formatDuration(Math.max(0, next - now) + 999)}` : ''
-    const what = down.some((r) => r.status === 'errored') ? paint('red', 'crash loop') : paint('yellow', 'restarting')
-    return `${what}: ${name}: ${exit}${retry} (sup events ${name})`
+    return { name, loop: down.some((r) => r.status === 'errored'), text: `${exit}${retry}` }
   })
 }
 

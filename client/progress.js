@@ -27,6 +27,8 @@ export function formatProgress (event) {
       return `  retiring ${pids(event.retiring)}`
     case 'retired':
       return `  pid ${event.pid ?? '-'} gone (drained and stopped in ${event.ms} ms)`
+    case 'lingering':
+      return `  pid ${event.pid ?? '-'} holds ${plural(event.connections, 'long-lived connection')} (WebSocket, SSE): told it to shut down`
     case 'end':
       return formatEnd(event)
     default:

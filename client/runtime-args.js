@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module'
 import { daemonBalanceOfFlag } from '../ipc/balance.js'
 import { SupError } from '../ipc/errors.js'
-import { buildConfigs } from './config/build.js'
+import { buildConfigs, warnOnce } from './config/build.js'
 import { declareStartOptions } from './config/start-options.js'
 import { version } from './version.js'
 
@@ -49,7 +49,7 @@ export async function parseRuntimeArgs (argv, io) {
     await program.parseAsync(argv, { from: 'user' })
     if (!parsed) return 0
     const { target, args, opts } = /** @type {{ target: string, args: string[], opts: Record<string, any> }} */ (parsed)
-    const configs = await buildConfigs(target, args, opts, io.cwd)
+    const configs = await buildConfigs(target, args, opts, io.cwd, { warn: warnOnce(io, 'sup-runtime') })
     const balance = opts.balance !== undefined ? daemonBalanceOfFlag(opts.balance, '--balance') : null
     return {
       configs: opts.logFiles ? configs : configs.map(withoutLogFiles),

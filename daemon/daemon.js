@@ -11,6 +11,7 @@ import { guardHome } from './home-guard.js'
 import { acquireLock } from './lock.js'
 import { readLogDefaults } from './logs/defaults.js'
 import { MetricsEndpoint } from './metrics/endpoint.js'
+import { EventTallies } from './metrics/event-tallies.js'
 import { guardMemory } from './metrics/memory-guard.js'
 import { agentIntervalFor, metricsEvent, Sampler } from './metrics/sampler.js'
 import { readDaemonOptions } from './options.js'
@@ -91,7 +92,10 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
   const workers = () => [...supervisor.apps.values()].flatMap((app) => app.workers)
   const { usage } = supervisor.stores
   const sampler = new Sampler({ workers, interval: sampleInterval, logger, stores: supervisor.stores })
-  const endpoint = new MetricsEndpoint({ logger, collect: () => workers().map((worker) => exportWorker(worker, usage.get(worker))) })
+  // Counted from now: the events read back from the file are history, not this daemon's counts.
+  const tallies = new EventTallies()
+  events.on('event', (event) => tallies.count(event))
+  const endpoint = new MetricsEndpoint({ logger, collect: () => workers().map((worker) => exportWorker(worker, usage.get(worker))), tallies: () => tallies.families() })
   const persistence = persist ? new Persistence({ file: paths.state, saveFile: paths.dump, supervisor, logger, version, daemonEnv: env }) : null
   // Requests wait for this (server.js), so `sup ls` right after a crash shows the restored apps.
   // Persistence proposes what the dump held; the Supervisor carries it out, not awaited past
@@ -213,6 +217,7 @@ function exportWorker (worker, usage) {
     usage,
     ready: worker.config.readiness ? state.probeReady : null,
     livenessRestarts: state.livenessRestarts,
+    maxMemoryRestart: worker.config.max_memory_restart ?? null,
     limits: { max_memory: worker.config.max_memory, cpu_limit: worker.config.cpu_limit }
   }
 }

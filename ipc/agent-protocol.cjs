@@ -24,7 +24,7 @@ const AGENT_CMD = 'NODE_SUP'
 const TO_AGENT = Object.freeze({
   /** stop taking connections and close idle ones after `idleMs` of quiet; answered by 'drained' */
   drain: 'drain',
-  /** the daemon's answer to 'drained', sent behind any connection still on its way; answered by 'synced' */
+  /** the daemon's answer to 'drained' or 'lingering' ({ after }: which), sent behind any connection still on its way; answered by 'synced' with the same { after } */
   sync: 'sync',
   /** decline every connection the primary hands over, until 'open' (wait_ready in cluster mode) */
   gate: 'gate',
@@ -46,7 +46,9 @@ const FROM_AGENT = Object.freeze({
   metrics: 'metrics',
   /** the worker's servers are closed and its connections gone */
   drained: 'drained',
-  /** the answer to 'sync': nothing handed to this worker is left unanswered */
+  /** draining, and every connection left is long-lived (WebSocket, Server-Sent Events), which only the app can end: { connections } */
+  lingering: 'lingering',
+  /** the answer to 'sync': nothing handed to this worker is left unanswered ({ after }: what the sync answered) */
   synced: 'synced',
   /** the answer to 'probe': { seq, status } (http: the status of the response; tcp: 0 when a server listens) or { seq, error } */
   probed: 'probed',

@@ -50,12 +50,14 @@
  * @typedef {ProgressBase & WorkerRef & { phase: 'ready', ready: number, total: number, retiring: WorkerRef[] }} ProgressReady
  * @typedef {ProgressBase & { phase: 'retire', retiring: WorkerRef[] }} ProgressRetire
  * @typedef {ProgressBase & WorkerRef & { phase: 'retired', ms: number }} ProgressRetired an old worker is gone
+ * @typedef {ProgressBase & WorkerRef & { phase: 'lingering', connections: number }} ProgressLingering a retiring worker's drain
+ *   has left only long-lived connections (WebSocket, SSE): it is told to shut down now
  * @typedef {ProgressBase & Omit<RolloutSummary, 'at'> & { phase: 'end', code: string | null }} ProgressEnd
- * @typedef {ReloadBegin | ScaleBegin | ProgressStart | ProgressReady | ProgressRetire | ProgressRetired | ProgressEnd} ReloadProgressEvent
+ * @typedef {ReloadBegin | ScaleBegin | ProgressStart | ProgressReady | ProgressRetire | ProgressRetired | ProgressLingering | ProgressEnd} ReloadProgressEvent
  *   topic `reload.progress`: each step of a rollout, as it happens
  *
  * @typedef {'spawned' | 'online' | 'exited' | 'restarting' | 'crash-loop' | 'not-restarting' | 'killed' | 'drain-timeout'
- *   | 'ready-timeout' | 'liveness' | 'spawn-error' | 'stop' | 'delete' | 'restart' | 'watch' | 'cron' | 'memory-limit' | 'oom'
+ *   | 'ready-timeout' | 'lingering' | 'relay-drop' | 'liveness' | 'spawn-error' | 'stop' | 'delete' | 'restart' | 'watch' | 'cron' | 'memory-limit' | 'oom'
  *   | 'reload' | 'scale'} EventKind what the event is about (docs/events.md lists each)
  * @typedef {object} SupEvent topic `event`: one supervisor decision and its reason (`sup events`, docs/events.md)
  * @property {number} seq increasing, also across daemon restarts

@@ -154,14 +154,16 @@ export const CLOSE_ABNORMAL = 1006
 /**
  * A WebSocket over a unix socket, with the part of `ws`'s client API that ipc/transport.js
  * uses: readyState, send(text), close(), terminate(), and the events 'open',
- * 'message' (Buffer), 'error' and 'close' (code, reason).
+ * 'message' (Buffer), 'error' and 'close' (code, reason). Or over any byte stream already
+ * joined to the daemon's socket: `sup --host` gives the stdin and stdout of an ssh session.
  */
 export class UnixWebSocket extends EventEmitter {
   /**
-   * @param {string} socketPath
+   * @param {string | import('node:stream').Duplex & { unref?: () => void }} target the socket's
+   *   path, or a stream that reaches it
    * @param {{ maxPayload?: number }} [options]
    */
-  constructor (socketPath, { maxPayload = 16 * 1024 * 1024 } = {}) {
+  constructor (target, { maxPayload = 16 * 1024 * 1024 } = {}) {
     super()
     this.readyState = CONNECTING
     this.parser = new FrameParser(maxPayload)
@@ -175,11 +177,19 @@ export class UnixWebSocket extends EventEmitter {
     /** What the server's close frame said (1006: the connection ended without one). */
     this.closeCode = CLOSE_ABNORMAL
     this.closeReason = ''
-    this.socket = connect(socketPath)
-    this.socket.setNoDelay(true)
-    this.socket.on('connect', () => this.socket.write(
+    const upgrade = () => this.socket.write(
       `GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${this.key}\r\nSec-WebSocket-Version: 13\r\n\r\n`
-    ))
+    )
+    if (typeof target === 'string') {
+      const socket = connect(target)
+      socket.setNoDelay(true)
+      socket.on('connect', upgrade)
+      /** @type {import('node:stream').Duplex & { unref?: () => void }} */
+      this.socket = socket
+    } else {
+      this.socket = target
+      upgrade()
+    }
     this.socket.on('data', (chunk) => this.onData(chunk))
     this.socket.on('error', (err) => this.emit('error', err))
     this.socket.on('close', () => {
@@ -216,7 +226,7 @@ export class UnixWebSocket extends EventEmitter {
     const payload = Buffer.allocUnsafe(2)
     payload.writeUInt16BE(code)
     this.socket.end(encodeFrame(OPCODES.close, payload))
-    this.socket.unref()
+    this.socket.unref?.()
   }
 
   terminate () {

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { SupError } from '../../ipc/errors.js'
-import { buildConfigs, buildUpdate } from '../config/build.js'
+import { buildConfigs, buildUpdate, warnOnce } from '../config/build.js'
 import { isConfigFile } from '../config/load-file.js'
 import { connectDaemon } from '../daemon.js'
 import { renderWorkers } from '../format.js'
@@ -25,7 +25,8 @@ export async function run (verb, targets, { paths, io, opts }) {
   if (verb === 'restart' && opts.env !== undefined && others.length > 0) {
     throw new SupError('SUP_ERR_CLI_USAGE', { reason: `--env ${opts.env} takes env_${opts.env} from a config file: name the file (sup restart ecosystem.config.js --env ${opts.env})` })
   }
-  const configs = (await Promise.all(files.map((file) => buildConfigs(file, [], { only: opts.only, env: opts.env }, io.cwd)))).flat()
+  const warn = warnOnce(io)
+  const configs = (await Promise.all(files.map((file) => buildConfigs(file, [], { only: opts.only, env: opts.env }, io.cwd, { warn })))).flat()
   const update = verb === 'restart' ? buildUpdate(opts, io.cwd) : undefined
   const expanded = await expandTargets(others, { cwd: io.cwd, only: opts.only })
   const conn = await connectDaemon(paths, { start: configs.length > 0 })

@@ -14,6 +14,7 @@ import { createDetailView } from '../monit/detail.js'
 import { createHostSampler } from '../monit/host.js'
 import { GLOBAL, MOVED, createKeymap, keyName } from '../monit/keys.js'
 import { MonitModel } from '../monit/model.js'
+import { createEventsView, createLogView } from '../monit/pager-views.js'
 import { renderHeader } from '../monit/render.js'
 import { createView } from '../monit/view.js'
 import { installView } from '../monit/views.js'
@@ -31,7 +32,7 @@ const HOST_MS = 2000
 /** Log lines fetched per app when monit connects. */
 const INITIAL_LOG_LINES = 100
 /** The full-screen views, in the order Tab visits them (monit/views.js says how to add one). */
-const VIEWS = [createDetailView]
+const VIEWS = [createDetailView, createLogView, createEventsView]
 
 /**
  * For the first-screen figure (docs/monitoring.md, "What it costs"): when the daemon answered
@@ -105,7 +106,7 @@ export async function run ({ paths, io }) {
       status: connected ? (filter || message) : waiting,
       connected,
       screen: ui.screen,
-      hints: ui.typing ? ['Enter keep', 'Esc clear'] : keymap.hints(ui.screen),
+      hints: ui.typing ? ['Enter keep', 'Esc clear'] : current?.typing?.() ? ['Enter find', 'Esc cancel'] : keymap.hints(ui.screen),
       page: current ? (width, height) => current.render(width, height) : null,
       pageTitle: current ? (current.label?.() ?? current.title) : null,
       help: ui.help ? { lines: helpLines(), offset: ui.help.offset } : null
@@ -171,8 +172,11 @@ export async function run ({ paths, io }) {
     }
   }
 
+  /** The view shown lets go of what it keeps. */
+  const leave = () => views.get(ui.screen)?.close?.()
   /** @param {import('../monit/views.js').MonitView} shown */
   const open = (shown) => {
+    leave()
     ui.screen = shown.name
     redrawNow()
     Promise.resolve(shown.open?.()).catch((err) => say(`sup: ${err.message}`))
@@ -184,15 +188,20 @@ export async function run ({ paths, io }) {
     'help.down': () => { if (ui.help) ui.help.offset = Math.max(0, Math.min(helpLines().length - view.helpHeight(), ui.help.offset + view.helpHeight() - 1)) },
     'help.up': () => { if (ui.help) ui.help.offset = Math.max(0, ui.help.offset - view.helpHeight() + 1) },
     back: () => {
-      if (ui.screen !== 'list') ui.screen = 'list'
-      else if (model.filter) model.setFilter('')
+      if (ui.screen !== 'list') {
+        leave()
+        ui.screen = 'list'
+      } else if (model.filter) model.setFilter('')
     },
     'view.next': () => {
       const order = ['list', ...views.keys()]
       const next = order[(order.indexOf(ui.screen) + 1) % order.length]
       const shown = views.get(next)
       if (shown) open(shown)
-      else ui.screen = 'list'
+      else {
+        leave()
+        ui.screen = 'list'
+      }
     },
     mouse: () => {
       ui.mouse = !ui.mouse
@@ -255,6 +264,12 @@ export async function run ({ paths, io }) {
       typeFilter(key, ch)
       return redrawNow()
     }
+    // A view's search being typed takes every key (q is a letter there).
+    const shown = views.get(ui.screen)
+    if (shown?.typing?.()) {
+      shown.type?.(key, ch)
+      return redrawNow()
+    }
     if (ui.help) {
       const binding = keymap.lookup('help', key)
       if (binding?.action === 'quit') return quit()
@@ -295,8 +310,16 @@ export async function run ({ paths, io }) {
   const onEvents = {
     metrics: (sample) => { model.applyMetrics(sample); redraw() },
     'app.state': (row) => { model.applyState(row); redraw() },
-    log: (entry) => { model.applyLog(entry); redraw() },
-    event: (event) => { model.applyEvent(event); redraw() }
+    log: (entry) => {
+      model.applyLog(entry)
+      views.get(ui.screen)?.onLog?.(entry)
+      redraw()
+    },
+    event: (event) => {
+      model.applyEvent(event)
+      views.get(ui.screen)?.onEvent?.(event)
+      redraw()
+    }
   }
 
   const follow = async () => {
@@ -351,6 +374,7 @@ export async function run ({ paths, io }) {
   follow()
   await done
   life.stopped = true
+  leave()
   ui.answer?.(false)
   clearInterval(hostTimer)
   for (const timer of [frameTimer, messageTimer, retryTimer]) if (timer) clearTimeout(timer)

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { SupError } from '../../ipc/errors.js'
-import { buildConfigs, buildUpdate } from '../config/build.js'
+import { buildConfigs, buildUpdate, warnOnce } from '../config/build.js'
 import { isConfigFile } from '../config/load-file.js'
 import { connectDaemon } from '../daemon.js'
 import { renderWorkers } from '../format.js'
@@ -74,9 +74,10 @@ async function buildParams (targets, opts, io) {
   const names = []
   /** @type {import('../../ipc/app-config.js').AppConfig[]} */
   const apps = []
+  const warn = warnOnce(io)
   for (const target of targets) {
     if (isConfigFile(target) && existsSync(resolve(io.cwd, target))) {
-      const configs = await buildConfigs(target, [], { only: opts.only, env: opts.env }, io.cwd)
+      const configs = await buildConfigs(target, [], { only: opts.only, env: opts.env }, io.cwd, { warn })
       apps.push(...configs)
       names.push(...configs.map((c) => c.name))
     } else {

@@ -7,7 +7,7 @@ import { splitIntoParts } from '../app-parts.js'
 import { extname } from 'node:path'
 import { daemonBalanceOfFlag, parseBalance } from '../../ipc/balance.js'
 import { SupError } from '../../ipc/errors.js'
-import { buildConfigs, buildUpdate } from '../config/build.js'
+import { buildConfigs, buildUpdate, warnOnce } from '../config/build.js'
 import { isConfigFile } from '../config/load-file.js'
 import { appEntryFromFlags } from '../config/start-options.js'
 import { connectDaemon } from '../daemon.js'
@@ -149,19 +149,6 @@ function report (rows, configs, io, opts) {
 
 /** The configs that came from a config file (or "-"): on start, what of them exists restarts. */
 const fromFile = new WeakSet()
-
-/**
- * Warnings (a key or flag with no effect) on stderr, each once; -s hushes them.
- * @param {import('../cli.js').CliIo} io
- */
-function warnOnce (io) {
-  const said = new Set()
-  return (/** @type {string} */ text) => {
-    if (said.has(text)) return
-    said.add(text)
-    ;(io.warn ?? io.err)(`sup: ${text}`)
-  }
-}
 
 /**
  * Every target's apps, in order; two with one name are refused before anything starts.

@@ -128,3 +128,17 @@ export function buildUpdate (opts, cwd) {
   const config = normalizeApp({ name: 'update', ...entry, script: process.execPath }, { cwd, cpus: availableParallelism(), source: null })
   return Object.fromEntries(keys.filter((key) => key in config).map((key) => [key, config[/** @type {keyof typeof config} */ (key)]]))
 }
+
+/**
+ * Warnings (a key or flag with no effect) on stderr, each once; -s hushes them.
+ * @param {{ err: (text: string) => void, warn?: (text: string) => void }} io
+ * @param {string} [prefix] the program that speaks
+ */
+export function warnOnce (io, prefix = 'sup') {
+  const said = new Set()
+  return (/** @type {string} */ text) => {
+    if (said.has(text)) return
+    said.add(text)
+    ;(io.warn ?? io.err)(`${prefix}: ${text}`)
+  }
+}

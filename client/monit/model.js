@@ -53,6 +53,8 @@ export class MonitModel {
     this.now = Date.now
     /** Apps shown: those whose name, namespace or a worker's status contains this (any case). */
     this.filter = ''
+    /** @type {Set<number>} workers the daemon said are deleted (a late state must not bring them back) */
+    this.deleted = new Set()
     /** @type {Map<string, number | null>} app → its max_memory_restart (bytes, per worker), null: none */
     this.limits = new Map()
     /** @type {{ key: SortKey | null, reverse: boolean }} null: the order the apps were started in */
@@ -110,6 +112,7 @@ export class MonitModel {
   /** @param {WorkerView[]} rows the whole list (app.list), replacing what we had */
   setWorkers (rows) {
     this.workers = new Map(rows.map((r) => [r.id, r]))
+    this.deleted.clear()
     for (const id of this.history.keys()) if (!this.workers.has(id)) this.history.delete(id)
     this.keepSelection()
   }
@@ -119,7 +122,14 @@ export class MonitModel {
     if (row.status === 'deleted') {
       this.workers.delete(row.id)
       this.history.delete(row.id)
+      this.deleted.add(row.id)
+      // Bounded: ids only grow, so the oldest are long past any late event.
+      if (this.deleted.size > 1000) this.deleted.delete(this.deleted.values().next().value ?? -1)
+    } else if (this.deleted.has(row.id) && row.status !== 'starting') {
+      // The daemon sends a deleted worker's last `stopped` after its `deleted`: not a new one.
+      return
     } else {
+      this.deleted.delete(row.id)
       this.workers.set(row.id, { ...this.workers.get(row.id), ...(/** @type {WorkerView} */ (row)) })
     }
     this.keepSelection()
@@ -127,8 +137,11 @@ export class MonitModel {
 
   /** @param {import('../../ipc/events.js').MetricsEvent} sample */
   applyMetrics (sample) {
-    const known = this.workers.has(sample.id)
-    this.workers.set(sample.id, { ...this.workers.get(sample.id), ...sample })
+    // Workers come from app.list and app.state; a sample of one just deleted (a sampling pass
+    // in flight, a scale-down's retired worker) must not bring it back as a ghost.
+    const known = this.workers.get(sample.id)
+    if (!known) return
+    this.workers.set(sample.id, { ...known, ...sample })
     const series = this.seriesOf(sample.id)
     series.cpu.push(sample.cpu)
     series.memory.push(sample.memory)
@@ -137,8 +150,6 @@ export class MonitModel {
     if (series.cpu.length > HISTORY_POINTS) {
       for (const column of Object.values(series)) column.splice(0, column.length - HISTORY_POINTS)
     }
-    // Fifty workers send a sample a second each: only a new worker can change the lines.
-    if (!known) this.keepSelection()
   }
 
   /**

@@ -35,6 +35,11 @@
  * @property {(width: number, height: number) => string} render the page's text, blessed tags
  * @property {() => void | Promise<void>} [open] on opening (fetch what it shows)
  * @property {() => string} [label] the page's label now (default: title)
+ * @property {() => void} [close] on leaving it (drop what it keeps, stop its timers)
+ * @property {() => boolean} [typing] whether it takes every key now (a search being typed)
+ * @property {(key: string, ch: string | undefined) => void} [type] a key while typing (keys.js's name)
+ * @property {(entry: import('../../ipc/events.js').LogEvent) => void} [onLog] a log line from the stream, while it is shown
+ * @property {(event: import('../../ipc/events.js').SupEvent) => void} [onEvent] an event from the stream, while it is shown
  */
 
 /**

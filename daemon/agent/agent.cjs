@@ -99,11 +99,14 @@ function superviseWorker () {
   /** While gated: server → its own maxConnections, to give back when the gate opens. */
   const held = new Map()
   let gated = false
-  /** @type {null | { servers: Set<any>, quiet: Map<any, { since: number, bytes: number }>, idleMs: number, timer: any }} */
+  /** @type {null | { servers: Set<any>, quiet: Map<any, { since: number, bytes: number }>, idleMs: number, timer: any, lingered: boolean }} */
   let draining = null
 
   /** @this {any} */
-  const onSocketClose = function () { sockets.delete(this) }
+  const onSocketClose = function () {
+    sockets.delete(this)
+    if (draining !== null) checkLingering()
+  }
 
   dc.subscribe(LISTEN, (/** @type {any} */ { server }) => {
     for (const s of servers) if (!s.listening) servers.delete(s)
@@ -127,9 +130,9 @@ function superviseWorker () {
   const onDaemon = {
     ...routed,
     drain: (/** @type {any} */ message) => drain(Number(message.idleMs) || 1000),
-    // The daemon's answer to 'drained': by the time it reaches us, every connection the
-    // primary handed us before it saw our servers close has been answered (declined).
-    sync: () => tell(protocol.fromAgent('synced')),
+    // The daemon's answer to 'drained' (or 'lingering'): by the time it reaches us, every
+    // connection the primary handed us before it saw our servers close has been answered (declined).
+    sync: (/** @type {any} */ message) => tell(protocol.fromAgent('synced', { after: message.after === 'lingering' ? 'lingering' : 'drained' })),
     gate: closeGate,
     open: openGate,
     probe: (/** @type {any} */ message) => probe(message)
@@ -193,7 +196,7 @@ function superviseWorker () {
     openGate()
     const net = require('node:net')
     const targets = [...servers].filter((s) => s.listening)
-    draining = { servers: new Set(targets), quiet: new Map(), idleMs, timer: null }
+    draining = { servers: new Set(targets), quiet: new Map(), idleMs, timer: null, lingered: false }
     for (const raw of sockets) {
       if (!draining.servers.has(raw.server)) continue
       const res = httpSocketOf(raw)?._httpMessage
@@ -207,6 +210,38 @@ function superviseWorker () {
     const closed = () => { if (--open === 0) drained() }
     for (const server of targets) net.Server.prototype.close.call(server, closed)
     if (targets.length === 0) drained()
+    else checkLingering()
+  }
+
+  // Long-lived connections (upgraded: WebSocket; Server-Sent Events streams) never drain by
+  // themselves. Once they are all that is left on the servers being drained (every request in
+  // flight done, every idle keep-alive connection closed), the daemon is told, and tells the
+  // app to shut down at once instead of after kill_timeout (docs/realtime.md). Once a drain.
+  function checkLingering () {
+    if (draining === null || draining.lingered) return
+    let connections = 0
+    for (const raw of sockets) {
+      // Plain net servers' connections are the app's, and neither count nor wait.
+      if (!draining.servers.has(raw.server) || typeof raw.server.closeIdleConnections !== 'function') continue
+      if (!isLongLived(httpSocketOf(raw))) return
+      connections++
+    }
+    if (connections === 0) return
+    draining.lingered = true
+    tell(protocol.fromAgent('lingering', { connections }))
+  }
+
+  /**
+   * An upgraded connection (its parser is gone), or one streaming Server-Sent Events.
+   * @param {any} http the socket HTTP runs on, or null while unknown
+   */
+  function isLongLived (http) {
+    if (http === null) return false
+    if (http.parser === null) return true
+    const res = http._httpMessage
+    if (res == null || res.headersSent !== true) return false
+    // The header as sent: writeHead(status, headers) does not keep them for getHeader().
+    return typeof res._header === 'string' && /\r\ncontent-type:[ \t]*text\/event-stream/i.test(res._header)
   }
 
   /** @param {any} message */
@@ -246,6 +281,7 @@ function superviseWorker () {
       }
       if (now - seen.since >= draining.idleMs) (http ?? raw).destroy()
     }
+    checkLingering()
   }
 
   function drained () {

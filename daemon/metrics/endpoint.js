@@ -24,10 +24,11 @@ export const ENDPOINT_LIMITS = Object.freeze({
 
 export class MetricsEndpoint {
   /**
-   * @param {{ collect: () => import('./prometheus.js').ExportedWorker[], logger: import('pino').Logger }} options
+   * @param {{ collect: () => import('./prometheus.js').ExportedWorker[], tallies?: () => import('./event-tallies.js').TallyFamily[], logger: import('pino').Logger }} options
    */
-  constructor ({ collect, logger }) {
+  constructor ({ collect, tallies = () => [], logger }) {
     this.collect = collect
+    this.tallies = tallies
     this.logger = logger
     /** @type {import('node:http').Server | null} */
     this.server = null
@@ -111,7 +112,7 @@ export class MetricsEndpoint {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('sup serves Prometheus metrics at /metrics\n')
       return
     }
-    const body = renderPrometheus(this.collect())
+    const body = renderPrometheus(this.collect(), this.tallies())
     res.writeHead(200, { 'content-type': CONTENT_TYPE, 'content-length': Buffer.byteLength(body) })
     res.end(req.method === 'HEAD' ? undefined : body)
   }

@@ -2,6 +2,7 @@
 // The Prometheus text exposition format, version 0.0.4: one HELP and one TYPE line per
 // family, then its samples; base units (seconds, bytes); label values escaped.
 import { STATUS } from '../worker/lifecycle.js'
+import { EventTallies } from './event-tallies.js'
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
 
@@ -17,6 +18,7 @@ export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
  * @property {import('./sampler.js').WorkerUsage} usage
  * @property {boolean | null} [ready] its readiness probe passes now; null: the app has none
  * @property {number} [livenessRestarts] restarts its liveness probe caused
+ * @property {number | null} [maxMemoryRestart] its app's max_memory_restart, bytes; null: none
  * @property {{ max_memory: number | null, cpu_limit: number | null }} [limits] the kernel's limits of its cgroup (docs/config.md#limits)
  */
 
@@ -82,6 +84,12 @@ const FAMILIES = [
       : []
   },
   {
+    name: 'sup_max_memory_restart_bytes',
+    type: 'gauge',
+    help: 'The app\'s max_memory_restart: the worker is replaced when its process tree uses more, in bytes (apps that set it).',
+    samples: (w) => typeof w.maxMemoryRestart === 'number' ? [[{}, w.maxMemoryRestart]] : []
+  },
+  {
     name: 'sup_heap_used_bytes',
     type: 'gauge',
     help: 'V8 heap in use in the worker, in bytes (node workers).',
@@ -127,13 +135,14 @@ const FAMILIES = [
 ]
 
 /** The names of the families exported, for checks of what dashboards and docs query. */
-export const FAMILY_NAMES = FAMILIES.map((f) => f.name)
+export const FAMILY_NAMES = [...FAMILIES.map((f) => f.name), ...new EventTallies().families().map((f) => f.name)]
 
 /**
  * @param {ExportedWorker[]} workers
+ * @param {import('./event-tallies.js').TallyFamily[]} [tallies] the app-level counts
  * @returns {string}
  */
-export function renderPrometheus (workers) {
+export function renderPrometheus (workers, tallies = []) {
   let text = ''
   for (const family of FAMILIES) {
     text += `# HELP ${family.name} ${escapeHelp(family.help)}\n# TYPE ${family.name} ${family.type}\n`
@@ -142,6 +151,10 @@ export function renderPrometheus (workers) {
         text += `${family.name}${formatLabels({ app: w.app, instance: String(w.instance), ...labels })} ${formatValue(value)}\n`
       }
     }
+  }
+  for (const family of tallies) {
+    text += `# HELP ${family.name} ${escapeHelp(family.help)}\n# TYPE ${family.name} ${family.type}\n`
+    for (const [suffix, labels, value] of family.samples) text += `${family.name}${suffix}${formatLabels(labels)} ${formatValue(value)}\n`
   }
   return text
 }

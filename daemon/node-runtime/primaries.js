@@ -17,7 +17,8 @@ export const PRIMARY_LINGER_MS = 10_000
 /**
  * @typedef {import('../worker/spawn.js').SpawnedWorker} SpawnedWorker
  * @typedef {{ handle: SpawnedWorker & { pid: number | undefined }, onMessage: (message: unknown) => void, stdout: PassThrough, stderr: PassThrough }} Remote
- * @typedef {{ exec: string, args: string[], execArgv: string[], cwd: string }} ForkSpec
+ * @typedef {{ exec: string, args: string[], execArgv: string[], cwd: string, group: string }} ForkSpec
+ *   group: the app, whose workers that primary relays @socket.io/cluster-adapter's messages between
  */
 
 /** The primaries one daemon runs, one per node binary (its effects hold one, worker/effects.js). */
@@ -115,6 +116,7 @@ class RuntimePrimary {
         remote.handle.events.emit('spawned', remote.handle.pid)
         break
       case 'listening': remote.handle.events.emit('listening'); break
+      case 'relay-dropping': remote.handle.events.emit('relay-dropping'); break
       case 'message': remote.onMessage(message.m); break
       case 'out': remote.stdout.write(Buffer.from(String(message.d), 'base64')); break
       case 'err': remote.stderr.write(Buffer.from(String(message.d), 'base64')); break

@@ -6,12 +6,17 @@
 // channel; it forks workers as the daemon's own primary does (daemon/worker/spawn.js) and
 // relays what the daemon needs of them: pid, 'listening', their messages (the agent's
 // reports, 'ready'), stdout/stderr, exit. Everything else (lifecycle, drain, probes, stats)
-// stays in the daemon. CommonJS and dependency-free: it runs on whatever node the app asked for.
-// Messages, daemon → here: { t: 'fork', w, exec, args, execArgv, cwd, env }, { t: 'send', w, m };
+// stays in the daemon, except @socket.io/cluster-adapter's messages, which it relays between
+// the workers of one app itself (`group`, the app's name; daemon/relay/adapter-relay.cjs), as
+// the daemon does for its own workers. CommonJS and dependency-free: it runs on whatever node
+// the app asked for.
+// Messages, daemon → here: { t: 'fork', w, group, exec, args, execArgv, cwd, env }, { t: 'send', w, m };
 // here → daemon: { t: 'hello', version }, { t: 'forked', w, pid }, { t: 'listening', w },
-// { t: 'message', w, m }, { t: 'out' | 'err', w, d: base64 }, { t: 'end', w, s }, { t: 'exit', w, code, signal }.
+// { t: 'message', w, m }, { t: 'out' | 'err', w, d: base64 }, { t: 'end', w, s }, { t: 'exit', w, code, signal },
+// { t: 'relay-dropping', w } (the first adapter message dropped for that worker).
 /** @type {import('node:cluster').Cluster} */
 const cluster = /** @type {any} */ (require('node:cluster'))
+const { createAdapterRelay } = require('../relay/adapter-relay.cjs')
 
 // The daemon's policy (its --balance), fixed before the first fork as Node requires.
 cluster.schedulingPolicy = process.argv[2] === 'os' ? cluster.SCHED_NONE : cluster.SCHED_RR
@@ -21,6 +26,7 @@ const noop = () => {}
 const workers = new Map()
 /** This process's own variables: masked from every worker (cluster.fork lays env over them). */
 const ownKeys = Object.keys(process.env)
+const relay = createAdapterRelay()
 
 /** @param {Record<string, unknown>} message */
 function post (message) {
@@ -32,7 +38,7 @@ function post (message) {
  * @param {number} w
  * @param {'out' | 'err'} t
  */
-function relay (stream, w, t) {
+function pipe (stream, w, t) {
   if (!stream) return post({ t: 'end', w, s: t })
   stream.on('data', (chunk) => post({ t, w, d: chunk.toString('base64') }))
   stream.on('end', () => post({ t: 'end', w, s: t }))
@@ -42,7 +48,7 @@ function relay (stream, w, t) {
 /** The daemon's messages, by their `t`. */
 const handlers = {
   /** @param {any} message */
-  fork ({ w, exec, args, execArgv, cwd, env, uid, gid }) {
+  fork ({ w, group, exec, args, execArgv, cwd, env, uid, gid }) {
     // uid/gid: the app runs as another user (a root daemon; daemon/worker/run-as.js)
     cluster.setupPrimary({ exec, args, execArgv, cwd, silent: true, ...(uid === undefined ? {} : { uid, gid }) })
     /** @type {Record<string, string | undefined>} */
@@ -62,11 +68,18 @@ const handlers = {
     }
     workers.set(w, worker)
     post({ t: 'forked', w, pid: child.pid })
-    relay(child.stdout, w, 'out')
-    relay(child.stderr, w, 'err')
+    pipe(child.stdout, w, 'out')
+    pipe(child.stderr, w, 'err')
+    // Without a group (a daemon that gave none), a worker relays to nobody.
+    const member = relay.join(typeof group === 'string' ? group : `#${w}`, {
+      send: (/** @type {any} */ m, /** @type {() => void} */ done) => worker.send(m, undefined, done),
+      connected: () => worker.isConnected(),
+      dropping: () => post({ t: 'relay-dropping', w })
+    })
     worker.on('listening', () => post({ t: 'listening', w }))
-    worker.on('message', (/** @type {unknown} */ m) => post({ t: 'message', w, m }))
+    worker.on('message', (/** @type {unknown} */ m) => { if (!relay.receive(member, m)) post({ t: 'message', w, m }) })
     worker.on('exit', (/** @type {number | null} */ code, /** @type {string | null} */ signal) => {
+      relay.leave(member)
       workers.delete(w)
       post({ t: 'exit', w, code, signal })
     })

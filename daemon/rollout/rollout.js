@@ -1,12 +1,13 @@
 // @ts-check
 // Carries out a rolling replacement: the decisions are step.js's, a step function of
 // (state, event, now); this file watches the workers, feeds what it sees to the step, carries
-// out its effects (start, gate, renumber, stop, report) and waits for the next change or
+// out its effects (start, gate, renumber, stop, shut-down, report) and waits for the next change or
 // deadline.
 import { EventEmitter } from 'node:events'
 import { STATUS } from '../worker/lifecycle.js'
 import { tolerateTimeout, until, withDeadline } from '../until.js'
 import { initialState, resultOf, step } from './step.js'
+import { routesConnections } from '../balance/router.js'
 
 /** How long to wait with nothing to wake for (the step always has a deadline while it waits). */
 const IDLE_WAKE = 60_000
@@ -71,7 +72,8 @@ export async function rollWorkers ({ app, old, instances, runtime, limits, repor
     // An app whose workers listen is ready when the new one listens too; one that never
     // listens (a queue consumer) is ready once online (min_uptime).
     expectListen: [...old, ...app.workers].some((w) => w.state.listening),
-    gate: config.wait_ready && !config.readiness && config.exec_mode === 'cluster' && app.effects.balance() === 'rr'
+    // Gated while not ready: where the daemon hands out the connections (rr, or sup's router).
+    gate: config.wait_ready && !config.readiness && config.exec_mode === 'cluster' && (app.effects.balance() === 'rr' || routesConnections(config))
   }, old.map((w, i) => ({ key: `o${i}`, id: w.id, instance: w.instance, drainable: canDrain(w), killTimeout: w.config.kill_timeout })))
 
   /** @param {import('./step.js').RollEvent} event */
@@ -98,6 +100,7 @@ export async function rollWorkers ({ app, old, instances, runtime, limits, repor
     const worker = /** @type {Worker} */ (workers.get(effect.key))
     if (effect.type === 'open') worker.tellAgent('open')
     else if (effect.type === 'renumber') worker.renumber(effect.id)
+    else if (effect.type === 'shut-down') worker.dispatch({ type: 'shut-down' })
     else worker.dispatch({ type: 'stop', afterStop: 'remove', drain: effect.drain })
     return null
   }
@@ -150,8 +153,8 @@ export async function rollWorkers ({ app, old, instances, runtime, limits, repor
  * @returns {import('./step.js').WorkerView}
  */
 function viewOf (worker, probes) {
-  const { status, pid, restarts, listening, ready, probeReady, lastExit } = worker.state
-  return { status, pid, restarts, listening, ready, probeReady, lastExit, removed: worker.removed, probe: probes.readiness?.last ?? null }
+  const { status, pid, restarts, listening, ready, probeReady, lastExit, lingering } = worker.state
+  return { status, pid, restarts, listening, ready, probeReady, lastExit, lingering, removed: worker.removed, probe: probes.readiness?.last ?? null }
 }
 
 /**

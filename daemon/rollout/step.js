@@ -2,8 +2,9 @@
 // A rolling replacement as one step function, (state, event, now) → (state, effects), as the
 // worker lifecycle is (daemon/worker/lifecycle.js): start new workers, wait until each is ready
 // (bounded by listen_timeout), retire old ones by draining them, and give up, keeping the old
-// workers, when a new one fails. What to start and retire next comes from planRollStep
-// (plan.js). No timers, workers or I/O here: rollout.js watches the workers, feeds in what it
+// workers, when a new one fails; tell a retiring worker whose drain has left only long-lived
+// connections (WebSocket, SSE) to shut down at once. What to start and retire next comes from
+// planRollStep (plan.js). No timers, workers or I/O here: rollout.js watches the workers, feeds in what it
 // sees and carries out the effects.
 import { STATUS, isStoppingOrStopped } from '../worker/lifecycle.js'
 import { planRollStep } from './plan.js'
@@ -14,7 +15,7 @@ export const RETIRE_GRACE = 5000
 /**
  * @typedef {{ id: number, instance: number, pid: number | null }} WorkerRef
  *
- * @typedef {Pick<import('../worker/lifecycle.js').WorkerState, 'status' | 'pid' | 'restarts' | 'listening' | 'ready' | 'probeReady' | 'lastExit'> &
+ * @typedef {Pick<import('../worker/lifecycle.js').WorkerState, 'status' | 'pid' | 'restarts' | 'listening' | 'ready' | 'probeReady' | 'lastExit' | 'lingering'> &
  *   { removed: boolean, probe: string | null }} WorkerView what the rollout reads of a worker: its
  *   lifecycle state, whether it has left its app, and its readiness probe's last verdict
  *
@@ -36,9 +37,10 @@ export const RETIRE_GRACE = 5000
  * @property {boolean} drainable it can be drained before it stops (rollout.js canDrain)
  * @property {number} killTimeout its kill_timeout
  *
- * @typedef {OldSpec & { stage: 'remaining' | 'retiring' | 'retired', ref: WorkerRef | null, since: number, goneBy: number }} OldWorker
+ * @typedef {OldSpec & { stage: 'remaining' | 'retiring' | 'retired', ref: WorkerRef | null, since: number, goneBy: number, told: boolean }} OldWorker
  *   id: its id now, a spare one once its successor has taken its own; ref: what it was when
- *   its retirement began; goneBy: when we stop waiting for it to be gone
+ *   its retirement began; goneBy: when we stop waiting for it to be gone; told: told to shut
+ *   down before its drain ended (long-lived connections left)
  *
  * @typedef {object} NewWorker
  * @property {string} key `n<instance>`: a rollout starts one new worker per instance at most
@@ -83,10 +85,12 @@ export const RETIRE_GRACE = 5000
  *   | { type: 'open', key: string }
  *   | { type: 'renumber', key: string, id: number }
  *   | { type: 'stop', key: string, drain: boolean }
+ *   | { type: 'shut-down', key: string }
  *   | { type: 'report', progress: Record<string, unknown> }} RollEffect
  *   start: add a worker on `instance` taking `id` (a new one if null), after moving the worker
  *   `renumber` to a spare id; carry `restarts` over; gate it; answer with 'started'.
- *   stop: stop it and remove it from its app. report: progress, as it happens.
+ *   stop: stop it and remove it from its app. shut-down: a draining worker gets the stop
+ *   ladder now (its signal or 'shutdown' message). report: progress, as it happens.
  *
  * @typedef {{ state: RollState, effects: RollEffect[] }} RollStep
  */
@@ -100,7 +104,7 @@ export function initialState (setup, old) {
   return {
     phase: 'rolling',
     setup,
-    old: old.map((o) => ({ ...o, stage: 'remaining', ref: null, since: 0, goneBy: 0 })),
+    old: old.map((o) => ({ ...o, stage: 'remaining', ref: null, since: 0, goneBy: 0, told: false })),
     fresh: [],
     views: {},
     online: 0,
@@ -145,6 +149,7 @@ export function resultOf ({ reason, started, retired, failed }) {
 function observe (state, { views, online }, now, effects) {
   let s = { ...state, views, online, fresh: state.fresh.map((f) => f.pid === null && views[f.key] ? { ...f, pid: views[f.key].pid } : f) }
   s = noteGone(s, now, effects)
+  s = tellLingering(s, effects)
   // A step waits for its starts to be answered (the runner answers each at once).
   if (s.pending) return s
   if (s.phase === 'rolling') return judge(s, now, effects)
@@ -189,6 +194,28 @@ function noteGone (s, now, effects) {
     fresh: s.fresh.map((f) => failed.includes(f) ? { ...f, stage: 'gone' } : f),
     retired: [...s.retired, ...leaving.map((o) => /** @type {WorkerRef} */ (o.ref))]
   }
+}
+
+/**
+ * A retiring worker whose drain has left only long-lived connections (WebSocket, Server-Sent
+ * Events) is told to shut down at once, in any phase: those end only when the app closes them,
+ * and its clients then reconnect to the workers that stay, which are ready (it was retired
+ * because they are). kill_timeout is then the limit, not the wait.
+ * @param {RollState} s
+ * @param {RollEffect[]} effects
+ * @returns {RollState}
+ */
+function tellLingering (s, effects) {
+  const lingering = (/** @type {OldWorker} */ o) => {
+    const view = s.views[o.key]
+    return o.stage === 'retiring' && !o.told && view !== undefined && !view.removed && view.status === STATUS.STOPPING && view.lingering > 0
+  }
+  const told = s.old.filter(lingering)
+  if (told.length === 0) return s
+  for (const o of told) {
+    effects.push({ type: 'shut-down', key: o.key }, { type: 'report', progress: { phase: 'lingering', ...oldRef(s, o.key), connections: s.views[o.key].lingering } })
+  }
+  return { ...s, old: s.old.map((o) => told.includes(o) ? { ...o, told: true } : o) }
 }
 
 /**

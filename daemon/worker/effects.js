@@ -7,6 +7,7 @@ import { ProcessTable } from './process-tree.js'
 import { ParentDeathSignal, spawnWorker } from './spawn.js'
 import { Primaries } from '../node-runtime/primaries.js'
 import { Router } from '../balance/router.js'
+import adapterRelay from '../relay/adapter-relay.cjs'
 import { checkFor } from './checks.js'
 import { preflight } from '../preflight.js'
 import { runtimeResolver } from '../node-runtime/resolve.js'
@@ -52,8 +53,9 @@ export function monotonicNow () {
 
 /**
  * The real world, one per daemon: the primaries it runs on other nodes, the router of its
- * sticky and least-conn apps, the process table's shared scans and the setpriv it found live
- * in it, so two daemons in one process (tests) share none of them.
+ * sticky and least-conn apps, the relay between its apps' workers, the process table's shared
+ * scans and the setpriv it found live in it, so two daemons in one process (tests) share none
+ * of them.
  * @param {{ balance?: import('../../ipc/balance.js').Balance, settings?: (name: string) => Record<string, string>, cgroups?: import('../cgroups/cgroups.js').Cgroups | null }} [options]
  *   balance: how cluster workers get their connections; Node freezes the policy at the first
  *   fork, so it is set here, before any (docs/architecture.md#balancing); left as it is when not given
@@ -61,7 +63,7 @@ export function monotonicNow () {
  */
 export function realEffects ({ balance, settings, cgroups = null } = {}) {
   if (balance) cluster.schedulingPolicy = balance === 'os' ? cluster.SCHED_NONE : cluster.SCHED_RR
-  const spawning = { primaries: new Primaries(), parentDeath: new ParentDeathSignal(), router: new Router() }
+  const spawning = { primaries: new Primaries(), parentDeath: new ParentDeathSignal(), router: new Router(), relay: adapterRelay.createAdapterRelay() }
   const runtime = runtimeResolver()
   return Object.freeze({
     spawn: (config, env, sockets, runtime) => intoCgroup(cgroups, config, spawnWorker(spawning, config, env, sockets, runtime, cgroups?.enabled)),

@@ -47,6 +47,8 @@ export const isStoppingOrStopped = (s) => s.status === STATUS.STOPPING || s.stat
  * @property {boolean} listening
  * @property {boolean} ready the app sent 'ready' (wait_ready) since it was spawned
  * @property {boolean} draining stopping, but first draining its connections (reload, scale down)
+ * @property {number} lingering how many long-lived connections (WebSocket, Server-Sent Events) its
+ *   drain has left, as the agent said; 0 until it says so
  * @property {boolean} probeReady its readiness probe passes now (docs/probes.md); false without one
  * @property {number} livenessRestarts restarts because its liveness probe failed
  * @property {{ reason: string, at: number } | null} lastRestart why sup last restarted it on its own decision (a failed liveness probe)
@@ -65,6 +67,8 @@ export const isStoppingOrStopped = (s) => s.status === STATUS.STOPPING || s.stat
  *   | { type: 'stop', afterStop?: 'start' | 'remove' | null, drain?: boolean, hold?: boolean }
  *   | { type: 'hold' }
  *   | { type: 'drained' }
+ *   | { type: 'lingering', connections: number }
+ *   | { type: 'shut-down' }
  *   | { type: 'timer', name: TimerName }
  *   | { type: 'reset' }
  *   | { type: 'carry-restarts', restarts: number }
@@ -103,6 +107,7 @@ export function initialState () {
     listening: false,
     ready: false,
     draining: false,
+    lingering: 0,
     probeReady: false,
     livenessRestarts: 0,
     lastRestart: null,
@@ -184,7 +189,7 @@ const HANDLERS = {
   exit (config, state, event, now) {
     // failed: it never started; cause: what its last words said (a port in use, diagnose.js)
     const reason = event.failed ? `could not start: ${event.failed.message}` : event.cause ?? null
-    const exited = { ...state, pid: null, listening: false, ready: false, probeReady: false, draining: false, lastExit: { code: event.code, signal: event.signal, at: now, ...(reason ? { reason } : {}) } }
+    const exited = { ...state, pid: null, listening: false, ready: false, probeReady: false, draining: false, lingering: 0, lastExit: { code: event.code, signal: event.signal, at: now, ...(reason ? { reason } : {}) } }
     const cleanup = /** @type {Effect[]} */ ([{ type: 'clear-timer', name: 'ready' }, { type: 'clear-timer', name: 'kill' }, { type: 'reap-orphans' }])
     if (state.draining) cleanup.unshift({ type: 'clear-timer', name: 'drain' })
     const how = event.signal ? `signal ${event.signal}` : `code ${event.code}`
@@ -268,6 +273,21 @@ const HANDLERS = {
     return stopAfterDrain(config, state, [])
   },
 
+  // Its drain has left only long-lived connections: noted; the rollout decides (step.js).
+  lingering (config, state, event) {
+    if (state.status !== STATUS.STOPPING || !state.draining) return undefined
+    return { state: { ...state, lingering: event.connections }, effects: [] }
+  },
+
+  // Told to go before its drain ends (its long-lived connections end only when the app closes
+  // them): the stop ladder now, and kill_timeout from here.
+  'shut-down' (config, state) {
+    if (state.status !== STATUS.STOPPING || !state.draining) return undefined
+    const n = state.lingering
+    const message = `${n} long-lived connection${n === 1 ? '' : 's'} (WebSocket, Server-Sent Events) left after the drain; telling the app to shut down now (kill_timeout ${config.kill_timeout} ms)`
+    return stopAfterDrain(config, state, [{ type: 'event', kind: 'lingering', level: 'info', message, data: { connections: n, kill_timeout: config.kill_timeout } }])
+  },
+
   timer (config, state, event) {
     if (event.name === 'drain' && state.status === STATUS.STOPPING && state.draining) {
       return stopAfterDrain(config, state, [{ type: 'event', kind: 'drain-timeout', level: 'warn', message: `connections still open after kill_timeout (${config.kill_timeout} ms) of draining; stopping it anyway`, data: { kill_timeout: config.kill_timeout } }])
@@ -306,7 +326,7 @@ const HANDLERS = {
 function spawn (state, restarts) {
   return {
     // startedAt is cleared: a spawn that fails before 'spawned' must count as a fast exit.
-    state: { ...state, status: STATUS.STARTING, startedAt: null, restarts, retryAt: null, afterStop: null, held: false, ready: false, probeReady: false, draining: false },
+    state: { ...state, status: STATUS.STARTING, startedAt: null, restarts, retryAt: null, afterStop: null, held: false, ready: false, probeReady: false, draining: false, lingering: 0 },
     effects: [{ type: 'clear-timer', name: 'retry' }, { type: 'spawn' }]
   }
 }

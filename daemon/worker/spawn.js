@@ -24,7 +24,9 @@ export const GATE_PATH = fileURLToPath(new URL('../agent/gate.cjs', import.meta.
  * @property {import('node:stream').Readable | null} stdout
  * @property {import('node:stream').Readable | null} stderr
  * @property {(message: unknown) => void} send
- * @property {EventEmitter} events 'exit' (code, signal), 'listening', 'ready', 'drained', 'metrics' (agent report), 'message' (msg),
+ * @property {EventEmitter} events 'exit' (code, signal), 'listening', 'ready', 'drained', 'lingering' (connections: its drain has
+ *   left only long-lived ones), 'metrics' (agent report), 'message' (msg), 'relay-dropping' (the first
+ *   message of socket.io's cluster adapter dropped for it: daemon/relay/adapter-relay.cjs),
  *   and 'spawned' (pid) when pid was not known at once (a cluster worker on another node, forked by its primary)
  * @property {import('../cgroups/cgroups.js').Leaf | null} [cgroup] its cgroup, once it is in one (worker/effects.js)
  * @property {() => void} [release] let a gated process go on (it waits until it is in its cgroup)
@@ -76,6 +78,7 @@ export function replacingEnv (env) {
  * @property {import('../node-runtime/primaries.js').Primaries} primaries the daemon's primaries on other nodes
  * @property {ParentDeathSignal} parentDeath
  * @property {import('../balance/router.js').Router} router the daemon's router (sticky, least-conn apps)
+ * @property {import('../relay/adapter-relay.cjs').AdapterRelay} relay @socket.io/cluster-adapter's messages between an app's workers
  */
 
 /**
@@ -88,17 +91,18 @@ export function replacingEnv (env) {
  *   cluster mode: agent/gate.cjs; a worker on another node's primary is not gated)
  * @returns {SpawnedWorker}
  */
-export function spawnWorker ({ primaries, parentDeath, router }, config, env, sockets = null, runtime = null, gated = false) {
+export function spawnWorker ({ primaries, parentDeath, router, relay }, config, env, sockets = null, runtime = null, gated = false) {
   // Another user (uid/gid): refused here too, for a config that never went through app.start.
   const runAs = resolveRunAs(config)
   const ids = runAs ? { uid: runAs.uid, gid: runAs.gid } : {}
   const workerEnv = runAs ? envFor(env, runAs, config.env) : env
   if (config.exec_mode !== 'cluster') return spawnForkWorker(config, workerEnv, sockets, runtime, ids, parentDeath, gated)
-  if (runtime === null || runtime.own) return forkClusterWorker(config, workerEnv, ids, router, gated)
+  if (runtime === null || runtime.own) return forkClusterWorker(config, workerEnv, ids, router, relay, gated)
   // The router lives in the daemon, and Node's cluster on the other node hands out connections itself.
   if (routesConnections(config)) throw new SupError('SUP_ERR_CONFIG_ROUTING_RUNTIME', { name: config.name, runtime: runtime.path, daemon: process.execPath })
-  // Another node: its own primary forks the worker (daemon/node-runtime/primary.cjs).
-  const spec = { exec: config.script, args: config.args, execArgv: [...config.interpreter_args, '--require', AGENT_PATH], cwd: config.cwd, ...ids }
+  // Another node: its own primary forks the worker (daemon/node-runtime/primary.cjs), and
+  // relays the adapter's messages between the workers of the app (group) itself.
+  const spec = { exec: config.script, args: config.args, execArgv: [...config.interpreter_args, '--require', AGENT_PATH], cwd: config.cwd, group: config.name, ...ids }
   return primaries.fork(runtime.path, spec, workerEnv, clusterWorkerMessages)
 }
 
@@ -107,10 +111,11 @@ export function spawnWorker ({ primaries, parentDeath, router }, config, env, so
  * @param {Record<string, string>} env
  * @param {{ uid?: number, gid?: number }} ids another user's (uid/gid), or none
  * @param {import('../balance/router.js').Router} router
+ * @param {import('../relay/adapter-relay.cjs').AdapterRelay} relay
  * @param {boolean} [gated] it waits in agent/gate.cjs for release()
  * @returns {SpawnedWorker}
  */
-function forkClusterWorker (config, env, ids, router, gated = false) {
+function forkClusterWorker (config, env, ids, router, relay, gated = false) {
   const routed = routesConnections(config)
   cluster.setupPrimary({
     exec: config.script,
@@ -134,15 +139,24 @@ function forkClusterWorker (config, env, ids, router, gated = false) {
       }
     })
     : null
+  const member = relay.join(config.name, {
+    send: (message, done) => worker.send(/** @type {any} */ (message), undefined, done),
+    connected: () => worker.isConnected(),
+    dropping: () => events.emit('relay-dropping')
+  })
+  const onMessage = clusterWorkerMessages(events, send, route ?? {})
   worker.on('listening', () => events.emit('listening'))
-  worker.on('message', clusterWorkerMessages(events, send, route ?? {}))
+  worker.on('message', (message) => { if (!relay.receive(member, message)) onMessage(message) })
   if (route) worker.on('disconnect', route.leave)
   worker.on('exit', (code, signal) => {
     route?.leave()
+    relay.leave(member)
     events.emit('exit', code, signal)
   })
   // A worker whose IPC channel breaks is still watched through its 'exit'.
   worker.on('error', () => {})
+  // A fork that failed has no 'exit' to come.
+  if (worker.process.pid === undefined) relay.leave(member)
   return {
     pid: worker.process.pid,
     ownGroup: false,
@@ -193,7 +207,7 @@ function spawnForkWorker (config, env, sockets, runtime, ids, parentDeath, gated
   // spawn failures (ENOENT, EACCES, E2BIG) come as 'error' without an 'exit'.
   child.on('error', (err) => { if (child.pid === undefined) queueMicrotask(() => onExit(127, null, err)) })
   // Fork mode: nothing is handed over through the daemon, so drained is final (no 'sync').
-  child.on('message', workerMessages(events, { drained: () => events.emit('drained') }))
+  child.on('message', workerMessages(events, { drained: () => events.emit('drained'), lingering: (message) => events.emit('lingering', lingeringCount(message)) }))
   return {
     pid: child.pid,
     ownGroup: true,
@@ -268,6 +282,7 @@ function findSetpriv () {
  * @param {import('../../ipc/agent-protocol.cjs').WorkerHandlers} [routed] the router's handlers for this worker
  */
 export function clusterWorkerMessages (events, send, routed = {}) {
+  let connections = 0
   return workerMessages(events, {
     ...routed,
     // The agent has closed its servers and its connections are gone. Connections we handed
@@ -275,8 +290,26 @@ export function clusterWorkerMessages (events, send, routed = {}) {
     // behind them, and its answer behind the agent's replies to them, so once 'synced' is
     // back every one of them has been served or handed to another worker.
     drained: () => send(toAgent('sync')),
-    synced: () => events.emit('drained')
+    // The same before the app is told to go with only long-lived connections left.
+    lingering: (message) => {
+      connections = lingeringCount(message)
+      send(toAgent('sync', { after: 'lingering' }))
+    },
+    synced: (message) => {
+      if (message.after === 'lingering') events.emit('lingering', connections)
+      else events.emit('drained')
+    }
   })
+}
+
+/**
+ * How many long-lived connections a worker's agent says its drain has left: a count, and at
+ * least one (the report says there are some), whatever the message holds.
+ * @param {Record<string, unknown>} message
+ */
+export function lingeringCount (message) {
+  const n = Number(message.connections)
+  return Number.isSafeInteger(n) && n > 0 ? n : 1
 }
 
 /**

@@ -13,6 +13,10 @@ import { readAgentReport } from './agent-report.js'
 import { realEffects } from './effects.js'
 import { TOKEN_VAR } from './process-tree.js'
 import { buildWorkerEnv, usesAgent } from './spawn.js'
+import adapterRelay from '../relay/adapter-relay.cjs'
+
+const { RELAY_LIMITS } = adapterRelay
+const RELAY_BACKLOG_MIB = RELAY_LIMITS.backlogBytes / (1024 * 1024)
 
 /**
  * @typedef {import('./revision.js').Revision} Revision
@@ -141,11 +145,15 @@ export class Worker extends EventEmitter {
         const before = this.state
         const { state, effects } = transition(this.revision.config, before, next, this.now())
         this.state = state
-        for (const effect of effects) this.run(effect)
+        // Removal last, once the state it leaves was told: the app's 'deleted' row is the last
+        // word on a worker, never followed by its 'stopped' (docs/protocol.md, app.state).
+        const removal = effects.find((effect) => effect.type === 'remove')
+        for (const effect of effects) if (effect !== removal) this.run(effect)
         if (state.status === STATUS.ONLINE && before.status === STATUS.STARTING) this.report({ kind: 'online', level: 'info', message: `online (pid ${state.pid}, ${why(state)})`, data: { pid: state.pid } })
-        if (state.status !== before.status || state.pid !== before.pid) this.emit('state', state)
+        if (!this.removed && (state.status !== before.status || state.pid !== before.pid)) this.emit('state', state)
         // Any change at all, for those who wait on more than status (listening, ready).
         if (state !== before) this.emit('change', state)
+        if (removal) this.run(removal)
       }
     } finally {
       this.dispatching = false
@@ -211,6 +219,10 @@ export class Worker extends EventEmitter {
     proc.events.on('listening', () => { if (current()) this.dispatch({ type: 'listening' }) })
     proc.events.on('ready', () => { if (current()) this.dispatch({ type: 'ready' }) })
     proc.events.on('drained', () => { if (current()) this.dispatch({ type: 'drained' }) })
+    proc.events.on('lingering', (connections) => { if (current()) this.dispatch({ type: 'lingering', connections }) })
+    proc.events.once('relay-dropping', () => {
+      if (current()) this.report({ kind: 'relay-drop', level: 'warn', message: `@socket.io/cluster-adapter messages for this worker are being dropped: more than ${RELAY_BACKLOG_MIB} MiB wait to be written to it (it does not read them, or another worker floods); socket.io takes them as lost broadcasts`, data: { backlog_bytes: RELAY_LIMITS.backlogBytes } })
+    })
     proc.events.on('message', (message) => { if (current()) this.emit('message', message) })
     proc.events.on('metrics', (message) => {
       const report = current() && readAgentReport(message)
@@ -301,7 +313,7 @@ export class Worker extends EventEmitter {
     this.id = id
     this.logger = this.baseLogger.child({ app: this.config.name, id, instance: this.instance })
     this.emit('renumber', id)
-    this.emit('state', this.state)
+    if (!this.removed) this.emit('state', this.state)
   }
 
   /**

@@ -46,7 +46,9 @@ export function parsePrometheus (text) {
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)( -?\d+)?$/.exec(line)
     if (!m) throw new Error(`not a sample, ${where}`)
     const [, name, , body, value] = m
-    const f = families.get(name)
+    // A summary's _sum and _count series belong to its family (kept with the suffix as a label).
+    const base = name.replace(/_(sum|count)$/, '')
+    const f = families.get(name) ?? (families.get(base)?.type === 'summary' ? families.get(base) : undefined)
     if (!f || f.type === null) throw new Error(`sample before its TYPE, ${where}`)
     /** @type {Record<string, string>} */
     const labels = {}
@@ -63,7 +65,7 @@ export function parsePrometheus (text) {
     }
     const number = value === '+Inf' ? Infinity : value === '-Inf' ? -Infinity : value === 'NaN' ? NaN : Number(value)
     if (Number.isNaN(number) && value !== 'NaN') throw new Error(`bad value, ${where}`)
-    f.samples.push({ labels, value: number })
+    f.samples.push(families.get(name) === f ? { labels, value: number } : { labels: { ...labels, __series: name }, value: number })
   })
   for (const [name, f] of families) {
     if (f.help === null || f.type === null) throw new Error(`${name} lacks HELP or TYPE`)

@@ -3,11 +3,14 @@
 // (issue 20 item 4). PM2 files carry keys sup does not use, so these are warnings: the start
 // goes on.
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { APPS, useSupHome } from '../helpers/sup.js'
+import { APPS, ROOT, useSupHome } from '../helpers/sup.js'
+import { waitFor } from '../helpers/wait.js'
 
 const SCRIPT = join(APPS, 'message-logger.js')
 
@@ -96,4 +99,30 @@ test('--only and --env with a script, not a config file, are said to have nothin
   assert.equal(started.code, 0, started.stderr)
   assert.equal(count(started.stderr, 'sup: --only applies to the apps of a config file; ignored\n'), 1, started.stderr)
   assert.equal(count(started.stderr, 'sup: --env applies to the apps of a config file; ignored\n'), 1, started.stderr)
+})
+
+test('restart, reload and sup-runtime with a config file warn like start does, once; -s hushes them', async (t) => {
+  const home = useSupHome(t)
+  const dir = writeConfig(t, [{ name: 'api', script: SCRIPT, instancse: 2 }])
+  const line = 'ecosystem.config.js: app "api": unknown key "instancse" is ignored (did you mean "instances"?)\n'
+  const started = await home.sup(['start', 'ecosystem.config.js', '-s'], { cwd: dir })
+  assert.equal(started.code, 0, started.stderr)
+  for (const verb of ['restart', 'reload']) {
+    const acted = await home.sup([verb, 'ecosystem.config.js'], { cwd: dir })
+    assert.equal(acted.code, 0, acted.stderr)
+    assert.equal(count(acted.stderr, `sup: ${line}`), 1, `${verb}: ${acted.stderr}`)
+    const quiet = await home.sup([verb, 'ecosystem.config.js', '-s'], { cwd: dir })
+    assert.equal(quiet.code, 0, quiet.stderr)
+    assert.doesNotMatch(quiet.stderr, /ignored/, `${verb} -s`)
+  }
+  await home.sup(['kill'])
+  // sup-runtime reads the same file: the warning, then the app online; SIGTERM ends it.
+  const runtime = spawn(process.execPath, [join(ROOT, 'bin', 'sup-runtime.js'), 'ecosystem.config.js'], { cwd: dir, env: home.env, stdio: ['ignore', 'ignore', 'pipe'] })
+  t.after(() => runtime.kill('SIGKILL'))
+  let stderr = ''
+  runtime.stderr.setEncoding('utf8').on('data', (chunk) => { stderr += chunk })
+  await waitFor(() => /api\[0\] online/.test(stderr), { what: 'sup-runtime to start api', show: () => stderr })
+  runtime.kill('SIGTERM')
+  await once(runtime, 'exit')
+  assert.equal(count(stderr, `sup-runtime: ${line}`), 1, stderr)
 })

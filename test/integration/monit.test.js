@@ -161,6 +161,19 @@ test('monit keys at 80x24, 120x35 and 200x50: ? lists the keys, / filters, N and
     await term.keys('R')
     await term.waitFor((s) => appsShown(s)[0] === 'flaky' && /rst↓/.test(s), { what: 'the crashing app first by restarts' })
   }
+
+  // - takes zeta back to one worker, Ctrl-D deletes it: the list follows (no ghost rows).
+  await term.keys('N')
+  await term.waitFor((s) => appsShown(s).join(' ') === 'alpha flaky zeta', { what: 'sorted by name again' })
+  await term.keys('G', '-')
+  await term.waitFor((s) => s.includes('scale zeta down to 1 worker?'), { what: 'the scale-down question' })
+  await term.keys('y')
+  await term.waitFor((s) => /│▸ zeta \(1\) +online/.test(s), { what: 'zeta (1) online after the scale-down' })
+  await term.keys('C-d')
+  await term.waitFor((s) => s.includes('delete zeta (1 worker: stopped and forgotten)?'), { what: 'the delete question' })
+  await term.keys('y')
+  await term.waitFor((s) => appsShown(s).join(' ') === 'alpha flaky' && s.includes('deleted zeta'), { what: 'zeta gone from the list' })
+  assert.deepEqual((await home.ls()).map((r) => r.name).sort(), ['alpha', 'flaky'])
   await term.keys('q')
   await waitFor(async () => !(await term.running()), { what: 'monit to exit on q', interval: 100 })
 })

@@ -77,7 +77,7 @@ test('SUP_METRICS_PORT opens the endpoint when the daemon starts', async (t) => 
   assert.equal((await home.sup(['ping'], { env: { SUP_METRICS_PORT: String(port) } })).code, 0)
   const res = await httpGet(port, '/metrics')
   assert.equal(res.status, 200)
-  assert.equal(parsePrometheus(res.body).size, 15)
+  assert.equal(parsePrometheus(res.body).size, 18)
 })
 
 test('probe figures: sup_ready follows the readiness probe, sup_liveness_restarts_total counts liveness restarts', async (t) => {

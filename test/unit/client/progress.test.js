@@ -15,6 +15,8 @@ const rows = [
   [{ ...base, phase: 'ready', id: 5, instance: 1, pid: 123, ready: 2, total: 4, retiring: [] }, '  worker 2/4 ready (pid 123)'],
   [{ ...base, phase: 'retire', retiring: [{ id: 3, pid: 7 }, { id: 2, pid: 6 }] }, '  retiring pids 7, 6'],
   [{ ...base, phase: 'retired', id: 1, instance: 1, pid: 98, ms: 24 }, '  pid 98 gone (drained and stopped in 24 ms)'],
+  [{ ...base, phase: 'lingering', id: 7, instance: 0, pid: 98, connections: 12 }, '  pid 98 holds 12 long-lived connections (WebSocket, SSE): told it to shut down'],
+  [{ ...base, phase: 'lingering', id: 7, instance: 0, pid: 98, connections: 1 }, '  pid 98 holds 1 long-lived connection (WebSocket, SSE): told it to shut down'],
   [{ ...base, phase: 'end', outcome: 'reloaded', started: [{}, {}], retired: [{}, {}], ms: 352 }, 'reloaded web in 352 ms: 2 new workers, 2 retired'],
   [{ ...base, phase: 'end', outcome: 'reloaded', started: [{}], retired: [{}], ms: 2500 }, 'reloaded web in 2s: 1 new worker, 1 retired'],
   [{ ...base, op: 'scale', phase: 'end', outcome: 'unchanged', reason: 'already 2 workers', started: [], retired: [], ms: 0 }, 'web: already 2 workers; nothing to do'],

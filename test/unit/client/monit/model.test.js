@@ -181,4 +181,16 @@ describe('crash loops', () => {
     model.moveTo('first')
     assert.equal(model.selected()?.app, 'api')
   })
+
+  test('a late sample or state of a deleted worker does not bring it back; a new start of its id does', () => {
+    const model = twoApps()
+    model.applyState({ ...row(2, 'jobs'), status: 'deleted' })
+    model.applyMetrics({ ...row(2, 'jobs', { status: 'stopped' }), cpu: 0, memory: 0, loop_delay: null, heap: null })
+    // The daemon sends `stopped` after `deleted` (sup delete, a scale-down's retired worker).
+    model.applyState(row(2, 'jobs', { status: 'stopped' }))
+    assert.deepEqual(shown(model), ['> api'])
+    assert.equal(model.history.has(2), false)
+    model.applyState(row(2, 'jobs', { status: 'starting' }))
+    assert.deepEqual(shown(model), ['> api', '> jobs'])
+  })
 })

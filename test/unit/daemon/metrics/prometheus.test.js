@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { escapeHelp, escapeLabelValue, formatValue, renderPrometheus } from '../../../../daemon/metrics/prometheus.js'
+import { EventTallies } from '../../../../daemon/metrics/event-tallies.js'
 import { emptyUsage } from '../../../../daemon/metrics/sampler.js'
 import { parsePrometheus } from '../../../helpers/prometheus.js'
 
@@ -48,7 +49,7 @@ describe('renderPrometheus', () => {
   test('no workers: only HELP and TYPE lines, still valid', () => {
     const text = renderPrometheus([])
     assert.ok(text.split('\n').filter(Boolean).every((l) => l.startsWith('# ')))
-    assert.equal(parsePrometheus(text).size, 15)
+    assert.equal(parsePrometheus(text).size, 16)
   })
 
   test('a worker in a cgroup: the kernel\'s figures and its limits; one without: none of them', () => {
@@ -58,6 +59,33 @@ describe('renderPrometheus', () => {
     assert.deepEqual([value('sup_cgroup_memory_bytes'), value('sup_cgroup_cpu_throttled_seconds_total'), value('sup_cgroup_oom_kills_total'), value('sup_memory_limit_bytes'), value('sup_cpu_limit_cores')], [4096, 0.5, 1, 65536, 1.5])
     const plain = parsePrometheus(renderPrometheus([worker()]))
     for (const name of ['sup_cgroup_memory_bytes', 'sup_memory_limit_bytes', 'sup_cpu_limit_cores']) assert.equal(plain.get(name)?.samples.length, 0, name)
+  })
+
+  test('max_memory_restart as sup_max_memory_restart_bytes, only for apps that set it', () => {
+    const families = parsePrometheus(renderPrometheus([worker({ maxMemoryRestart: 200 * 1024 * 1024 }), worker({ app: 'free', maxMemoryRestart: null })]))
+    assert.deepEqual(families.get('sup_max_memory_restart_bytes')?.samples, [{ labels: { app: 'api', instance: '0' }, value: 200 * 1024 * 1024 }])
+  })
+
+  test('event tallies: decisions by app and kind, reload durations as a summary of sum and count', () => {
+    const tallies = new EventTallies()
+    const event = (/** @type {any} */ e) => tallies.count({ seq: 1, at: 0, level: 'info', id: null, instance: null, message: '', data: {}, ...e })
+    event({ app: 'api', kind: 'restarting' })
+    event({ app: 'api', kind: 'restarting' })
+    event({ app: 'api', kind: 'memory-limit' })
+    event({ app: 'api', kind: 'reload', data: { phase: 'begin' } })
+    event({ app: 'api', kind: 'reload', data: { phase: 'end', outcome: 'reloaded', ms: 1500 } })
+    event({ app: 'api', kind: 'reload', data: { phase: 'end', outcome: 'reloaded', ms: 500 } })
+    event({ app: 'api', kind: 'reload', data: { phase: 'end', outcome: 'aborted', ms: 3000 } })
+    event({ kind: 'daemon' })
+    const families = parsePrometheus(renderPrometheus([], tallies.families()))
+    const events = families.get('sup_events_total')
+    assert.equal(events?.type, 'counter')
+    assert.deepEqual(events?.samples.map((s) => [s.labels.kind, s.value]), [['restarting', 2], ['memory-limit', 1], ['reload', 4]])
+    assert.equal(families.get('sup_reload_duration_seconds')?.type, 'summary')
+    const text = renderPrometheus([], tallies.families())
+    assert.match(text, /^sup_reload_duration_seconds_sum\{app="api",outcome="reloaded"\} 2$/m)
+    assert.match(text, /^sup_reload_duration_seconds_count\{app="api",outcome="reloaded"\} 2$/m)
+    assert.match(text, /^sup_reload_duration_seconds_count\{app="api",outcome="aborted"\} 1$/m)
   })
 
   test('probes: sup_ready for workers of apps with a readiness probe, sup_liveness_restarts_total for every worker', () => {

@@ -24,7 +24,7 @@ const CONFIG = { name: 'api', wait_ready: false, readiness: null, listen_timeout
 const PROBE = { type: /** @type {const} */ ('http'), host: '127.0.0.1', port: null, path: '/ready', status: null, command: [], initial_delay: 0, period: 1000, timeout: 1000, failure_threshold: 3, success_threshold: 1 }
 
 /** A worker online and listening, unless told otherwise. @param {number} pid @param {Partial<WorkerView>} [o] @returns {WorkerView} */
-const view = (pid, o = {}) => ({ status: 'online', pid, restarts: 0, listening: true, ready: false, probeReady: false, lastExit: null, removed: false, probe: null, ...o })
+const view = (pid, o = {}) => ({ status: 'online', pid, restarts: 0, listening: true, ready: false, probeReady: false, lastExit: null, lingering: 0, removed: false, probe: null, ...o })
 /** @param {number} pid @param {Partial<WorkerView>} [o] */
 const starting = (pid, o = {}) => view(pid, { status: 'starting', listening: false, ...o })
 /** @param {Record<string, WorkerView>} views @param {number} [online] @returns {RollEvent} */
@@ -79,6 +79,7 @@ function describeEffect (effect) {
     case 'open': return `open:${effect.key}`
     case 'renumber': return `renumber:${effect.key}=${effect.id}`
     case 'stop': return `stop:${effect.key}${effect.drain ? ' drain' : ''}`
+    case 'shut-down': return `shut-down:${effect.key}`
     case 'report': return `report:${effect.progress.phase}`
   }
 }
@@ -494,7 +495,72 @@ const cases = [
     now: T,
     phase: 'rolling',
     effects: ['start:n1 id=1 renumber=null restarts=3']
-  }
+  },
+
+  // Long-lived connections (WebSocket, SSE): a retiring worker whose drain has left only
+  // those is told to shut down at once, in any phase; once.
+  {
+    name: 'a retiring worker left with only long-lived connections is told to shut down at once',
+    from: reload(6),
+    event: observe({ o0: view(100, { status: 'stopping', restarts: 3, lingering: 12 }), o1: O1, n0: view(200), n1: starting(201) }),
+    now: T + 55,
+    phase: 'rolling',
+    effects: ['shut-down:o0', 'report:lingering'],
+    check: (s, effects) => {
+      assert.deepEqual(progress(effects, 'lingering'), [{ phase: 'lingering', id: SPARE, instance: 0, pid: 100, connections: 12 }])
+      assert.equal(oldOf(s, 'o0')?.told, true)
+      assert.equal(oldOf(s, 'o0')?.stage, 'retiring', 'still waited for until it is gone')
+    }
+  },
+  {
+    name: 'told once: the same observation again asks for nothing',
+    from: after([...RELOAD.slice(0, 6), [T + 55, observe({ o0: view(100, { status: 'stopping', restarts: 3, lingering: 12 }), o1: O1, n0: view(200), n1: starting(201) })]]),
+    event: observe({ o0: view(100, { status: 'stopping', restarts: 3, lingering: 12 }), o1: O1, n0: view(200), n1: starting(201) }),
+    now: T + 56,
+    phase: 'rolling',
+    effects: []
+  },
+  {
+    name: 'a retiring worker still draining HTTP (nothing lingering yet) is left to its drain',
+    from: reload(6),
+    event: observe({ o0: view(100, { status: 'stopping', restarts: 3 }), o1: O1, n0: view(200), n1: starting(201) }),
+    now: T + 55,
+    phase: 'rolling',
+    effects: []
+  },
+  {
+    name: 'told while a start is still to be answered',
+    from: reload(5),
+    event: observe({ o0: view(100, { status: 'stopping', restarts: 3, lingering: 1 }), o1: O1, n0: view(200) }),
+    now: T + 51,
+    phase: 'rolling',
+    effects: ['shut-down:o0', 'report:lingering'],
+    check: (s) => assert.deepEqual(s.pending?.starts, ['n1'], 'the start is still awaited')
+  },
+  {
+    name: 'the last old worker is told in the finishing phase',
+    from: reload(8),
+    event: observe({ o0: view(null, { status: 'stopped', removed: true }), o1: view(101, { status: 'stopping', restarts: 3, lingering: 3 }), n0: view(200), n1: view(201) }),
+    now: T + 95,
+    phase: 'finishing',
+    effects: ['shut-down:o1', 'report:lingering']
+  },
+  {
+    name: 'an old worker not being retired is never told, whatever it reports',
+    from: reload(3),
+    event: observe({ o0: view(100, { restarts: 3, lingering: 5 }), o1: O1, n0: starting(200) }),
+    now: T + 20,
+    phase: 'rolling',
+    effects: []
+  },
+  {
+    name: 'a retiring worker that has left its app is not told',
+    from: reload(6),
+    event: observe({ o0: view(null, { status: 'stopped', removed: true, lingering: 2 }), o1: O1, n0: view(200), n1: starting(201) }),
+    now: T + 55,
+    phase: 'rolling',
+    effects: ['report:retired']
+  },
 ]
 
 describe('step', () => {

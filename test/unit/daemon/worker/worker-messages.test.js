@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import { EventEmitter } from 'node:events'
 import { test } from 'node:test'
-import { clusterWorkerMessages, workerMessages } from '../../../../daemon/worker/spawn.js'
+import { clusterWorkerMessages, lingeringCount, workerMessages } from '../../../../daemon/worker/spawn.js'
 
 /** Feed messages to a worker's handler; returns the events it emitted. */
 function feed (/** @type {unknown[]} */ messages) {
@@ -49,4 +49,27 @@ test('a cluster worker\'s drain handshake: drained is answered with sync, synced
   onMessage('ready')
   onMessage('hello from the app')
   assert.deepEqual(seen, ['drained', 'ready', 'message'])
+})
+
+test('a cluster worker left with only long-lived connections: lingering is answered with sync, and synced after it is the lingering event, with the count', () => {
+  /** @type {unknown[]} */
+  const sent = []
+  const events = new EventEmitter()
+  /** @type {unknown[][]} */
+  const seen = []
+  for (const name of ['drained', 'lingering', 'message']) events.on(name, (...args) => seen.push([name, ...args]))
+  const onMessage = clusterWorkerMessages(events, (message) => sent.push(message))
+  onMessage({ sup: 'lingering', connections: 7 })
+  assert.deepEqual(sent, [{ after: 'lingering', cmd: 'NODE_SUP', act: 'sync' }])
+  assert.deepEqual(seen, [])
+  onMessage({ sup: 'synced', after: 'lingering' })
+  // Then the app closes them, the servers' last connection goes: drained as before.
+  onMessage({ sup: 'synced' })
+  assert.deepEqual(seen, [['lingering', 7], ['drained']])
+})
+
+test('the count of long-lived connections a worker reports is a positive integer, whatever the message holds', () => {
+  /** @type {Array<[unknown, number]>} */
+  const rows = [[5, 5], [0, 1], [-3, 1], [2.5, 1], ['12', 12], ['many', 1], [1e20, 1], [null, 1], [undefined, 1], [{}, 1]]
+  for (const [connections, count] of rows) assert.equal(lingeringCount({ sup: 'lingering', connections }), count, String(connections))
 })
