@@ -14,6 +14,7 @@ import { trackPidFile } from '../pid-file.js'
 import { AppTriggers } from '../triggers/app-triggers.js'
 import { Worker } from '../worker/worker.js'
 import { gateUnready, probeWorker } from '../probes/worker-probes.js'
+import { routesConnections } from '../balance/router.js'
 import { createWorkerStores } from './worker-stores.js'
 import { makeRevision, reviseRevision } from '../worker/revision.js'
 import { workerRow } from './worker-row.js'
@@ -146,7 +147,9 @@ export class App extends EventEmitter {
 
   /** Gate the cluster workers whose readiness probe fails (worker-probes.js). */
   regate () {
-    if (this.workers.some((w) => w.config.readiness)) gateUnready(this.workers, this.effects.balance(), this.stores.gates)
+    // sup's router (sticky, least-conn) hands connections out as rr does, whatever the daemon's.
+    const balance = this.workers.some((w) => routesConnections(w.config)) ? 'rr' : this.effects.balance()
+    if (this.workers.some((w) => w.config.readiness)) gateUnready(this.workers, balance, this.stores.gates)
   }
 
   /** Let go of what the app holds besides its workers: triggers, log files, held sockets. */

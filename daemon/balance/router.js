@@ -43,7 +43,8 @@ const IPV6_ONLY = 1
  * @property {boolean} gone
  *
  * @typedef {object} Pending a connection on its way to a worker
- * @property {net.Socket} socket the daemon's copy, closed once a worker took it
+ * @property {any} handle the daemon's copy of its socket handle (libuv's TCP), closed once a worker took it
+ * @property {net.Socket | null} socket its stream, when the daemon read from it (sticky)
  * @property {string} data the bytes the daemon read, base64
  * @property {string | null} key sticky key
  * @property {Set<Member>} declined
@@ -65,6 +66,7 @@ const IPV6_ONLY = 1
  * @property {Map<string, Listener>} listeners
  * @property {Sessions<Member>} sessions
  * @property {number} turn
+ * @property {number} members workers joined and not gone
  */
 
 /**
@@ -105,10 +107,11 @@ export class Router {
   join (config, worker) {
     let app = this.apps.get(config.name)
     if (app === undefined) {
-      app = { name: config.name, options: routeOptions(config), listeners: new Map(), sessions: new Sessions(), turn: 0 }
+      app = { name: config.name, options: routeOptions(config), listeners: new Map(), sessions: new Sessions(), turn: 0, members: 0 }
       this.apps.set(config.name, app)
     }
     app.options = routeOptions(config)
+    app.members++
     /** @type {Member} */
     const member = { worker, app, open: 0, inflight: new Map(), listeners: new Set(), gone: false }
     return {
@@ -178,6 +181,10 @@ export class Router {
     })
     server.listen(options, () => {
       listener.sockname = server.address()
+      // Least-conn reads nothing: the accepted handle goes on as it is, as Node's round-robin
+      // does (lib/internal/cluster/round_robin_handle.js), without a net.Socket built and torn
+      // down around it in the daemon for every connection.
+      if (!app.options.sticky) /** @type {any} */ (server)._handle.onconnection = (/** @type {number} */ err, /** @type {any} */ handle) => { if (!err && handle) this.route(pendingOf(listener, handle, null, '', null)) }
       for (const { member, seq } of listener.waiting) {
         if (!member.gone) member.worker.send(toAgent('listened', { seq, key, sockname: listener.sockname }), undefined, noop)
       }
@@ -194,10 +201,10 @@ export class Router {
   accept (listener, socket) {
     socket.on('error', noop)
     const { options } = listener.app
-    if (!options.sticky) return this.route({ socket, data: '', key: null, declined: new Set(), listener })
+    if (!options.sticky) return this.route(pendingOf(listener, /** @type {any} */ (socket)._handle, socket, '', null))
     readFirstBytes(socket, (bytes) => {
       const key = routingKey(readHead(bytes), options, socket.remoteAddress)
-      this.route({ socket, data: bytes.toString('base64'), key, declined: new Set(), listener })
+      this.route(pendingOf(listener, /** @type {any} */ (socket)._handle, socket, bytes.toString('base64'), key))
     })
   }
 
@@ -207,7 +214,7 @@ export class Router {
    */
   route (pending) {
     const { listener } = pending
-    if (listener.app.listeners.get(listener.key) !== listener || pending.socket.destroyed) return pending.socket.destroy()
+    if (listener.app.listeners.get(listener.key) !== listener || pending.socket?.destroyed === true || !pending.handle) return drop(pending)
     const { app } = listener
     const allowed = (/** @type {Member} */ m) => !pending.declined.has(m)
     let member = null
@@ -222,7 +229,7 @@ export class Router {
     chosen.open++
     chosen.inflight.set(seq, pending)
     const message = toAgent('conn', { key: listener.key, seq, data: pending.data })
-    chosen.worker.send(message, /** @type {any} */ (pending.socket)._handle, (err) => { if (err) this.took(chosen, { seq, ok: false }) })
+    chosen.worker.send(message, pending.handle, (err) => { if (err) this.took(chosen, { seq, ok: false }) })
   }
 
   /**
@@ -231,7 +238,7 @@ export class Router {
    */
   hold (pending) {
     const { listener } = pending
-    if (listener.queue.length >= MAX_QUEUED) return pending.socket.destroy()
+    if (listener.queue.length >= MAX_QUEUED) return drop(pending)
     listener.queue.push(pending)
     if (pending.declined.size > 0 && listener.retry === null) {
       listener.retry = setTimeout(() => {
@@ -259,7 +266,7 @@ export class Router {
     member.inflight.delete(/** @type {number} */ (seq))
     if (ok === true) {
       // The worker has its own copy of the socket; ours goes (no FIN: the worker's stays open).
-      pending.socket.destroy()
+      drop(pending)
       if (pending.key !== null && !pending.key.startsWith('sid:')) member.app.sessions.set(pending.key, member, this.now())
       return
     }
@@ -303,10 +310,9 @@ export class Router {
   close (listener) {
     if (listener.app.listeners.get(listener.key) === listener) listener.app.listeners.delete(listener.key)
     clearTimeout(listener.retry)
-    for (const pending of listener.queue) pending.socket.destroy()
+    for (const pending of listener.queue) drop(pending)
     listener.queue = []
     listener.server.close()
-    if (listener.app.listeners.size === 0) this.apps.delete(listener.app.name)
   }
 
   /**
@@ -322,7 +328,30 @@ export class Router {
     member.inflight.clear()
     for (const listener of [...member.listeners]) this.part(member, listener)
     for (const pending of inflight) this.route(pending)
+    // Kept while any worker of the app is: one that listens again finds its port here.
+    if (--member.app.members === 0 && this.apps.get(member.app.name) === member.app) this.apps.delete(member.app.name)
   }
+}
+
+/**
+ * @param {Listener} listener
+ * @param {any} handle
+ * @param {net.Socket | null} socket
+ * @param {string} data
+ * @param {string | null} key
+ * @returns {Pending}
+ */
+function pendingOf (listener, handle, socket, data, key) {
+  return { handle, socket, data, key, declined: new Set(), listener }
+}
+
+/**
+ * Close the daemon's copy of a connection.
+ * @param {Pending} pending
+ */
+function drop (pending) {
+  if (pending.socket !== null) pending.socket.destroy()
+  else pending.handle?.close()
 }
 
 /**

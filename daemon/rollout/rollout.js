@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events'
 import { STATUS } from '../worker/lifecycle.js'
 import { tolerateTimeout, until, withDeadline } from '../until.js'
 import { initialState, resultOf, step } from './step.js'
+import { routesConnections } from '../balance/router.js'
 
 /** How long to wait with nothing to wake for (the step always has a deadline while it waits). */
 const IDLE_WAKE = 60_000
@@ -71,7 +72,8 @@ export async function rollWorkers ({ app, old, instances, runtime, limits, repor
     // An app whose workers listen is ready when the new one listens too; one that never
     // listens (a queue consumer) is ready once online (min_uptime).
     expectListen: [...old, ...app.workers].some((w) => w.state.listening),
-    gate: config.wait_ready && !config.readiness && config.exec_mode === 'cluster' && app.effects.balance() === 'rr'
+    // Gated while not ready: where the daemon hands out the connections (rr, or sup's router).
+    gate: config.wait_ready && !config.readiness && config.exec_mode === 'cluster' && (app.effects.balance() === 'rr' || routesConnections(config))
   }, old.map((w, i) => ({ key: `o${i}`, id: w.id, instance: w.instance, drainable: canDrain(w), killTimeout: w.config.kill_timeout })))
 
   /** @param {import('./step.js').RollEvent} event */

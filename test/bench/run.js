@@ -11,7 +11,7 @@ import { renderTable } from './lib/report.js'
 import { BENCH, ROOT, pm2Installed } from './lib/sides.js'
 
 /** Scenario modules, in the order a full run takes them. */
-const SCENARIOS = ['throughput', 'connection', 'crash', 'cli', 'cold-start', 'lifecycle', 'memory', 'idle-cpu', 'reload', 'max-memory', 'scale', 'logs']
+const SCENARIOS = ['throughput', 'connection', 'routing', 'crash', 'cli', 'cold-start', 'lifecycle', 'memory', 'idle-cpu', 'reload', 'max-memory', 'scale', 'logs']
 
 /**
  * @typedef {object} BenchContext

@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict'
 import { execFile, spawn, spawnSync } from 'node:child_process'
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { connect } from 'node:net'
+import { connect, createServer } from 'node:net'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { listDescendants, sendSignal } from '../../daemon/worker/process-tree.js'
@@ -42,7 +42,8 @@ function run (file, args, { env = process.env, timeout = 60_000 } = {}) {
 function ensureUser (name) {
   if (spawnSync('id', ['-u', name]).status !== 0) {
     const made = spawnSync('useradd', ['-m', '-p', '*', '-s', '/bin/sh', name], { encoding: 'utf8' })
-    if (made.status !== 0) throw new Error(`useradd ${name}: ${made.stderr}`)
+    // Another run of this test (a second CI lane) may have made it in the meantime.
+    if (made.status !== 0 && spawnSync('id', ['-u', name]).status !== 0) throw new Error(`useradd ${name}: ${made.stderr}`)
   }
   const entry = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith(`${name}:`))?.split(':')
   if (!entry) throw new Error(`${name} is not in /etc/passwd`)
@@ -76,6 +77,8 @@ describe('sup --host over a real sshd on 127.0.0.1 (needs root and openssh)', { 
   const hosts = []
   /** @type {NodeJS.ProcessEnv} */
   let env
+  /** @type {import('node:net').Server | null} */
+  let silent = null
   let unreadable = ''
 
   /**
@@ -113,6 +116,10 @@ describe('sup --host over a real sshd on 127.0.0.1 (needs root and openssh)', { 
     writeFileSync(join(dir, 'authorized_keys'), readFileSync(join(dir, 'client_key.pub')), { mode: 0o644 })
     const port = await freePort()
     const dead = await freePort()
+    // A host that accepts the connection and never says a word (a hung machine, a black hole).
+    silent = createServer(() => {}).listen(0, '127.0.0.1')
+    await new Promise((resolve) => silent?.once('listening', resolve))
+    const silentPort = /** @type {import('node:net').AddressInfo} */ (silent.address()).port
     writeFileSync(join(dir, 'sshd_config'), [
       `Port ${port}`, 'ListenAddress 127.0.0.1', `HostKey ${join(dir, 'host_key')}`, `PidFile ${join(dir, 'sshd.pid')}`,
       `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`, `AllowUsers ${USERS.join(' ')}`,
@@ -128,7 +135,7 @@ describe('sup --host over a real sshd on 127.0.0.1 (needs root and openssh)', { 
       `Host ${alias}`, '  HostName 127.0.0.1', `  Port ${p}`, `  User ${user}`, `  IdentityFile ${join(dir, 'client_key')}`,
       '  IdentitiesOnly yes', '  StrictHostKeyChecking no', '  UserKnownHostsFile /dev/null', '  LogLevel ERROR'
     ].join('\n')
-    writeFileSync(join(dir, 'ssh_config'), [block('fleet1', USERS[0], port), block('fleet2', USERS[1], port), block('deadhost', USERS[0], dead), ''].join('\n'), { mode: 0o600 })
+    writeFileSync(join(dir, 'ssh_config'), [block('fleet1', USERS[0], port), block('fleet2', USERS[1], port), block('deadhost', USERS[0], dead), block('silenthost', USERS[0], silentPort), ''].join('\n'), { mode: 0o600 })
     env = {
       PATH: process.env.PATH,
       HOME: dir,
@@ -161,6 +168,7 @@ describe('sup --host over a real sshd on 127.0.0.1 (needs root and openssh)', { 
       for (const p of tree) sendSignal(p, 'SIGKILL')
     }
     if (sshd?.pid) sendSignal(sshd.pid, 'SIGKILL')
+    silent?.close()
     if (dir) rmSync(dir, { recursive: true, force: true })
   })
 
@@ -183,6 +191,11 @@ describe('sup --host over a real sshd on 127.0.0.1 (needs root and openssh)', { 
     assert.equal(json.code, 0, json.stderr)
     const rows = JSON.parse(json.stdout)
     assert.deepEqual(rows.map((/** @type {any} */ r) => `${r.host} ${r.name} ${r.status}`).sort(), ['fleet1 api online', 'fleet2 api online'])
+    // The hosts file, for --host all.
+    writeFileSync(join(dir, 'hosts'), `# the fleet\n${hosts[0].spec}\n${hosts[1].spec}\n`)
+    const all = await sup(['--host', 'all', 'ls', '--json'], { SUP_HOSTS_FILE: join(dir, 'hosts') })
+    assert.equal(all.code, 0, all.stderr)
+    assert.deepEqual(JSON.parse(all.stdout).map((/** @type {any} */ r) => r.host).sort(), ['fleet1', 'fleet2'])
     const truth = [...await rowsOn(hosts[0]), ...await rowsOn(hosts[1])].map((r) => r.pid).sort()
     assert.deepEqual(rows.map((/** @type {any} */ r) => r.pid).sort(), truth, 'the pids each host\'s own sup ls shows')
   })
@@ -213,6 +226,15 @@ describe('sup --host over a real sshd on 127.0.0.1 (needs root and openssh)', { 
     assert.match(r.stderr, /^sup: 1 of 2 hosts failed: deadhost$/m)
     const json = JSON.parse((await sup(['--host', `${hosts[0].spec},deadhost`, 'ls', '--json'])).stdout)
     assert.equal(json.find((/** @type {any} */ r) => r.host === 'deadhost')?.error.code, 'SUP_ERR_HOST_UNREACHABLE')
+
+    // A host that never answers: its row comes within SUP_HOST_TIMEOUT (5 s here) plus the grace.
+    const hung = await sup(['--host', `silenthost,${hosts[1].spec}`, 'ls', '--json'])
+    assert.equal(hung.code, 1)
+    assert.ok(hung.ms < 25_000, `answered in ${hung.ms} ms`)
+    const rows = JSON.parse(hung.stdout)
+    t.diagnostic(`sup --host <a silent host, 1 host> ls: ${hung.ms} ms: ${rows.find((/** @type {any} */ r) => r.host === 'silenthost')?.error.message}`)
+    assert.match(rows.find((/** @type {any} */ r) => r.host === 'silenthost')?.error.code, /^SUP_ERR_HOST_(UNREACHABLE|TIMEOUT)$/)
+    assert.equal(rows.find((/** @type {any} */ r) => r.host === 'fleet2')?.status, 'online', 'the other host still listed')
   })
 
   test('a rolling reload goes host by host and stops at the first that fails; the rest are not touched', async (t) => {

@@ -21,7 +21,8 @@ export async function pickLoader (wanted = 'auto') {
 }
 
 /**
- * @param {{ loader: 'wrk' | 'node', port: number, connections: number, seconds: number, close?: boolean }} options
+ * @param {{ loader: 'wrk' | 'node', port: number, connections: number, seconds: number, close?: boolean, path?: string }} options
+ *   path: what each request asks for (default "/")
  * @returns {Promise<LoadResult>}
  */
 export function runLoad (options) {
@@ -29,11 +30,11 @@ export function runLoad (options) {
   return options.close ? runClosedLoop(options) : runAutocannon(options)
 }
 
-/** @param {{ port: number, connections: number, seconds: number, close?: boolean }} options */
-async function runWrk ({ port, connections, seconds, close = false }) {
+/** @param {{ port: number, connections: number, seconds: number, close?: boolean, path?: string }} options */
+async function runWrk ({ port, connections, seconds, close = false, path = '/' }) {
   const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s']
   if (close) args.push('-H', 'Connection: close')
-  args.push(`http://127.0.0.1:${port}/`)
+  args.push(`http://127.0.0.1:${port}${path}`)
   const { code, stdout, stderr } = await runCommand('wrk', args, { timeout: (seconds + 30) * 1000 })
   if (code !== 0) throw new Error(`wrk failed: ${stderr || stdout}`)
   const num = (/** @type {RegExp} */ re) => Number(re.exec(stdout)?.[1] ?? 0)
@@ -44,10 +45,10 @@ async function runWrk ({ port, connections, seconds, close = false }) {
   return { rps: num(/Requests\/sec:\s+([\d.]+)/), requests, errors, non2xx }
 }
 
-/** @param {{ port: number, connections: number, seconds: number }} options */
-async function runAutocannon ({ port, connections, seconds }) {
+/** @param {{ port: number, connections: number, seconds: number, path?: string }} options */
+async function runAutocannon ({ port, connections, seconds, path = '/' }) {
   const { default: autocannon } = await import('autocannon')
-  const result = await autocannon({ url: `http://127.0.0.1:${port}/`, connections, duration: seconds, timeout: 10 })
+  const result = await autocannon({ url: `http://127.0.0.1:${port}${path}`, connections, duration: seconds, timeout: 10 })
   return {
     rps: result.requests.total / seconds,
     requests: result.requests.total,
@@ -59,10 +60,10 @@ async function runAutocannon ({ port, connections, seconds }) {
 /**
  * `connections` loops, each: connect, send one request with Connection: close, read to
  * the end, again — until `seconds` are up.
- * @param {{ port: number, connections: number, seconds: number }} options
+ * @param {{ port: number, connections: number, seconds: number, path?: string }} options
  */
-async function runClosedLoop ({ port, connections, seconds }) {
-  const payload = Buffer.from('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')
+async function runClosedLoop ({ port, connections, seconds, path = '/' }) {
+  const payload = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`)
   const end = performance.now() + seconds * 1000
   let requests = 0
   let errors = 0

@@ -3,7 +3,7 @@ import { freePort, waitForPids } from './procs.js'
 import { pm2Home, startPlain, startPrimary, supHome } from './sides.js'
 
 /**
- * @typedef {'primary' | 'primary-none' | 'plain' | 'sup' | 'sup-os' | 'sup-fork' | 'pm2'} Side
+ * @typedef {'primary' | 'primary-none' | 'plain' | 'sup' | 'sup-os' | 'sup-fork' | 'sup-sticky' | 'sup-least' | 'pm2'} Side
  * @typedef {{ side: Side, port: number, pids: number[], stop: () => Promise<void>, daemonPid: number | null, home?: string }} Served
  */
 
@@ -15,8 +15,13 @@ export const LABELS = /** @type {Record<Side, string>} */ ({
   sup: 'sup',
   'sup-os': 'sup, SUP_BALANCE=os',
   'sup-fork': 'sup, fork mode',
+  'sup-sticky': 'sup --sticky',
+  'sup-least': 'sup --balance least-conn',
   pm2: 'PM2'
 })
+
+/** The sup sides, and the flags each starts its app with. */
+const SUP_FLAGS = /** @type {Record<string, string[]>} */ ({ sup: [], 'sup-os': [], 'sup-fork': [], 'sup-sticky': ['--sticky'], 'sup-least': ['--balance', 'least-conn'] })
 
 /**
  * @param {import('../run.js').BenchContext} ctx
@@ -36,12 +41,13 @@ export async function serve (ctx, side, { script, workers = 2, name = 'bench' })
     const pids = await waitForPids(port, { count: 1 })
     return { side, port, pids, stop: () => proc.stop(), daemonPid: null }
   }
-  if (side === 'sup' || side === 'sup-os' || side === 'sup-fork') {
+  if (side in SUP_FLAGS) {
     const home = supHome(ctx, side === 'sup-os' ? { SUP_BALANCE: 'os' } : {})
     const scale = side === 'sup-fork' ? [] : ['-i', String(workers)]
-    const started = await home.sup(['start', script, ...scale, '--name', name], { PORT: String(port) })
+    const started = await home.sup(['start', script, ...scale, '--name', name, ...SUP_FLAGS[side]], { PORT: String(port) })
     if (started.code !== 0) throw new Error(`sup start failed: ${started.stderr}`)
-    const pids = await waitForPids(port, { count: workers })
+    // Sticky keeps one client address (the probes') on one worker: the others are not seen.
+    const pids = await waitForPids(port, { count: side === 'sup-sticky' ? 1 : workers })
     return { side, port, pids, stop: () => home.close(), daemonPid: home.daemonPid(), home: home.home }
   }
   const home = pm2Home(ctx)

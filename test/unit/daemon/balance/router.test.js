@@ -120,3 +120,17 @@ test('the port closes with the last worker listening on it; a listen for a bad p
   workers[0].route.listen({ seq: 9, address: '127.0.0.1', port: 70000, addressType: 4, index: 0 })
   assert.deepEqual(workers[0].sent.at(-1), { cmd: 'NODE_SUP', act: 'listened', seq: 9, errno: -22, handle: undefined })
 })
+
+test('a port closed by every worker and opened again is the one a worker joining later shares', async (t) => {
+  const { router, workers, key } = await listening(t, 2)
+  for (const w of workers) w.route.unlisten({ key })
+  const port = 0
+  workers[0].route.listen({ seq: 2, address: '127.0.0.1', port, addressType: 4, index: 0 })
+  const again = await waitFor(() => workers[0].sent.find((m) => m.act === 'listened' && m.seq === 2), { what: 'the listen again answered' })
+  const late = fakeWorker(router, 3)
+  t.after(() => late.route.leave())
+  late.route.listen({ seq: 1, address: '127.0.0.1', port, addressType: 4, index: 0 })
+  const joined = await waitFor(() => late.sent.find((m) => m.act === 'listened'), { what: 'the late worker\'s listen answered' })
+  assert.equal(joined.errno, undefined)
+  assert.equal(joined.sockname.port, again.sockname.port, 'one port for the app')
+})
