@@ -145,11 +145,15 @@ export class Worker extends EventEmitter {
         const before = this.state
         const { state, effects } = transition(this.revision.config, before, next, this.now())
         this.state = state
-        for (const effect of effects) this.run(effect)
+        // Removal last, once the state it leaves was told: the app's 'deleted' row is the last
+        // word on a worker, never followed by its 'stopped' (docs/protocol.md, app.state).
+        const removal = effects.find((effect) => effect.type === 'remove')
+        for (const effect of effects) if (effect !== removal) this.run(effect)
         if (state.status === STATUS.ONLINE && before.status === STATUS.STARTING) this.report({ kind: 'online', level: 'info', message: `online (pid ${state.pid}, ${why(state)})`, data: { pid: state.pid } })
-        if (state.status !== before.status || state.pid !== before.pid) this.emit('state', state)
+        if (!this.removed && (state.status !== before.status || state.pid !== before.pid)) this.emit('state', state)
         // Any change at all, for those who wait on more than status (listening, ready).
         if (state !== before) this.emit('change', state)
+        if (removal) this.run(removal)
       }
     } finally {
       this.dispatching = false
@@ -309,7 +313,7 @@ export class Worker extends EventEmitter {
     this.id = id
     this.logger = this.baseLogger.child({ app: this.config.name, id, instance: this.instance })
     this.emit('renumber', id)
-    this.emit('state', this.state)
+    if (!this.removed) this.emit('state', this.state)
   }
 
   /**
