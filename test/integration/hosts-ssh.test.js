@@ -8,14 +8,17 @@
 // The users supfleet1 and supfleet2 are created once (useradd -m, password "*": no password
 // login) and left in place for the next run: they have no authorized_keys of their own, so
 // only this test's sshd, with its own key file, lets anyone in as them (docs/testing.md).
+//
+// The test users run sup from a copy of what it needs, made in a 0755 folder under the test's
+// temp dir: the checkout itself may sit where they cannot read it (CI clones under /root, 0700).
 import assert from 'node:assert/strict'
 import { execFile, spawn, spawnSync } from 'node:child_process'
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { connect, createServer } from 'node:net'
-import { join } from 'node:path'
+import { join, relative, sep } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { listDescendants, sendSignal } from '../../daemon/worker/process-tree.js'
-import { APPS, SUP_BIN, freePort } from '../helpers/sup.js'
+import { ROOT, SUP_BIN, freePort } from '../helpers/sup.js'
 import { waitFor } from '../helpers/wait.js'
 
 const USERS = ['supfleet1', 'supfleet2']
@@ -51,11 +54,37 @@ function ensureUser (name) {
 }
 
 /**
- * Can `uid` run the CLI from this checkout (every folder above it searchable by others)?
- * @param {number} uid
+ * Copy what a remote sup runs from (package.json, bin/, client/, daemon/, ipc/, the runtime
+ * packages of node_modules) and the fixture apps into `to`, readable by every user.
+ * @param {string} to
  */
-function readableBy (uid) {
-  const r = spawnSync('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', process.execPath, '-e', `require('fs').accessSync(${JSON.stringify(SUP_BIN)}, 4)`])
+function readableCopy (to) {
+  mkdirSync(to, { mode: 0o755 })
+  for (const part of ['package.json', 'bin', 'client', 'daemon', 'ipc', join('test', 'fixtures', 'apps')]) {
+    cpSync(join(ROOT, part), join(to, part), { recursive: true })
+  }
+  // The runtime packages only (a few MB, not the dev tools): npm lists each folder, nested ones
+  // under their parent, which the parent's copy already carries. Without npm, all of node_modules.
+  const modules = join(ROOT, 'node_modules')
+  const listed = spawnSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: ROOT, encoding: 'utf8' })
+  const packages = (listed.stdout ?? '').split('\n').filter((p) => p.startsWith(modules + sep)).sort()
+  let copied = ''
+  for (const p of packages.length ? packages : [modules]) {
+    if (copied && p.startsWith(copied + sep)) continue
+    cpSync(p, join(to, relative(ROOT, p)), { recursive: true })
+    copied = p
+  }
+  const opened = spawnSync('chmod', ['-R', 'a+rX', to], { encoding: 'utf8' })
+  assert.equal(opened.status, 0, opened.stderr)
+}
+
+/**
+ * Can `uid` read `file` (every folder above it searchable by others)?
+ * @param {number} uid
+ * @param {string} file
+ */
+function readableBy (uid, file) {
+  const r = spawnSync('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', process.execPath, '-e', `require('fs').accessSync(${JSON.stringify(file)}, 4)`])
   return r.status === 0
 }
 
@@ -79,7 +108,9 @@ describe('sup --host over a real sshd on 127.0.0.1 (needs root and openssh)', { 
   let env
   /** @type {import('node:net').Server | null} */
   let silent = null
-  let unreadable = ''
+  /** The copy of sup the test users run, and its fixture apps. */
+  let remoteBin = ''
+  let apps = ''
 
   /**
    * The CLI as one of the test users, on "its machine" (to start apps and read the truth).
@@ -87,7 +118,7 @@ describe('sup --host over a real sshd on 127.0.0.1 (needs root and openssh)', { 
    * @param {string[]} argv
    * @param {Record<string, string>} [extra]
    */
-  const supOn = (h, argv, extra = {}) => run('setpriv', [`--reuid=${h.uid}`, `--regid=${h.gid}`, '--clear-groups', process.execPath, SUP_BIN, ...argv], {
+  const supOn = (h, argv, extra = {}) => run('setpriv', [`--reuid=${h.uid}`, `--regid=${h.gid}`, '--clear-groups', process.execPath, remoteBin, ...argv], {
     env: { PATH: process.env.PATH, HOME: h.userHome, SUP_HOME: h.home, NO_COLOR: '1', ...extra }
   })
   /** @param {typeof hosts[number]} h */
@@ -103,11 +134,10 @@ describe('sup --host over a real sshd on 127.0.0.1 (needs root and openssh)', { 
     dir = mkdtempSync('/tmp/sup-fleet-')
     chmodSync(dir, 0o711)
     const users = USERS.map(ensureUser)
-    const cannot = users.find((u) => !readableBy(u.uid))
-    if (cannot) {
-      unreadable = `the test users cannot read ${SUP_BIN} (a folder above it is not searchable by others)`
-      return
-    }
+    readableCopy(join(dir, 'sup'))
+    remoteBin = join(dir, 'sup', 'bin', 'sup.cjs')
+    apps = join(dir, 'sup', 'test', 'fixtures', 'apps')
+    for (const u of users) assert.ok(readableBy(u.uid, remoteBin), `uid ${u.uid} can read ${remoteBin}`)
     mkdirSync('/run/sshd', { recursive: true, mode: 0o755 })
     for (const key of ['host_key', 'client_key']) {
       const made = spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'sup-fleet-test', '-f', join(dir, key)], { encoding: 'utf8' })
@@ -141,7 +171,7 @@ describe('sup --host over a real sshd on 127.0.0.1 (needs root and openssh)', { 
       HOME: dir,
       NO_COLOR: '1',
       SUP_SSH_COMMAND: `ssh -F ${join(dir, 'ssh_config')}`,
-      SUP_REMOTE_SUP: `${process.execPath} ${SUP_BIN}`,
+      SUP_REMOTE_SUP: `${process.execPath} ${remoteBin}`,
       SUP_HOST_TIMEOUT: '5'
     }
 
@@ -155,7 +185,7 @@ describe('sup --host over a real sshd on 127.0.0.1 (needs root and openssh)', { 
       writeFileSync(versionFile, 'v1', { mode: 0o644 })
       hosts.push({ name, spec: `${name}:${home}`, uid: user.uid, gid: user.gid, userHome: user.home, home, port: await freePort() })
       const h = hosts[i]
-      const started = await supOn(h, ['start', join(APPS, 'tunable-http.js'), '-i', '1', '-n', 'api', '--kill-timeout', '2000'], { PORT: String(h.port), VERSION_FILE: versionFile })
+      const started = await supOn(h, ['start', join(apps, 'tunable-http.js'), '-i', '1', '-n', 'api', '--kill-timeout', '2000'], { PORT: String(h.port), VERSION_FILE: versionFile })
       assert.equal(started.code, 0, started.stderr)
     }
   })
@@ -172,14 +202,7 @@ describe('sup --host over a real sshd on 127.0.0.1 (needs root and openssh)', { 
     if (dir) rmSync(dir, { recursive: true, force: true })
   })
 
-  /** @param {import('node:test').TestContext} t */
-  const ready = (t) => {
-    if (unreadable) t.skip(unreadable)
-    return !unreadable
-  }
-
   test('ls over two hosts: one table with a host column, --json rows carry host', async (t) => {
-    if (!ready(t)) return
     const both = `${hosts[0].spec},${hosts[1].spec}`
     const table = await sup(['--host', both, 'ls'])
     assert.equal(table.code, 0, table.stderr)
@@ -200,8 +223,7 @@ describe('sup --host over a real sshd on 127.0.0.1 (needs root and openssh)', { 
     assert.deepEqual(rows.map((/** @type {any} */ r) => r.pid).sort(), truth, 'the pids each host\'s own sup ls shows')
   })
 
-  test('an action on one host leaves the other untouched', async (t) => {
-    if (!ready(t)) return
+  test('an action on one host leaves the other untouched', async () => {
     const [before1] = await rowsOn(hosts[0])
     const [before2] = await rowsOn(hosts[1])
     const restart = await sup(['--host', hosts[1].spec, 'restart', 'api'])
@@ -215,7 +237,6 @@ describe('sup --host over a real sshd on 127.0.0.1 (needs root and openssh)', { 
   })
 
   test('a dead host is a row with its error, within the timeout; the exit code is 1', async (t) => {
-    if (!ready(t)) return
     const r = await sup(['--host', `${hosts[0].spec},deadhost`, 'ls'])
     assert.equal(r.code, 1)
     assert.ok(r.ms < 20_000, `answered in ${r.ms} ms`)
@@ -238,7 +259,6 @@ describe('sup --host over a real sshd on 127.0.0.1 (needs root and openssh)', { 
   })
 
   test('a rolling reload goes host by host and stops at the first that fails; the rest are not touched', async (t) => {
-    if (!ready(t)) return
     const [h1, h2, h3] = hosts
     const before = await Promise.all(hosts.map(async (h) => (await rowsOn(h))[0]))
     // fleet2's next release crashes on boot: its reload aborts, its old worker keeps serving.
@@ -257,8 +277,7 @@ describe('sup --host over a real sshd on 127.0.0.1 (needs root and openssh)', { 
     writeFileSync(join(dir, 'version2'), 'v1')
   })
 
-  test('describe and logs: each host\'s lines prefixed with its name', async (t) => {
-    if (!ready(t)) return
+  test('describe and logs: each host\'s lines prefixed with its name', async () => {
     const both = `${hosts[0].spec},${hosts[1].spec}`
     const logs = await sup(['--host', both, 'logs', 'api', '--nostream', '--lines', '5'])
     assert.equal(logs.code, 0, logs.stderr)
