@@ -2,14 +2,15 @@
 // The detail view of `sup monit` (key d): what `sup describe` knows of the selected app,
 // from the same request (app.describe) and the same helpers, on one scrollable page.
 import { escapeDeep } from '../../ipc/terminal-text.js'
-import { describeEvents, describeProbes, describeRuntimes } from '../commands/describe.js'
+import { describeCgroups, describeContainment, describeEvents, describeProbes, describeRuntimes } from '../commands/describe.js'
 import { formatBytes, formatDuration } from '../format.js'
 import { escapeTags } from './render.js'
 
 /** The config keys shown first, in this order; the others follow under "other settings". */
 const FIRST = ['script', 'args', 'cwd', 'interpreter', 'interpreter_args', 'node_args', 'exec_mode', 'instances', 'namespace']
 /** Limits: what makes sup stop or restart the app by itself. */
-const LIMITS = ['max_memory_restart', 'max_restarts', 'min_uptime', 'restart_delay', 'exp_backoff_restart_delay', 'kill_timeout', 'listen_timeout', 'cron_restart', 'autorestart']
+const LIMITS = ['max_memory_restart', 'max_memory', 'memory_high', 'cpu_limit', 'max_pids', 'max_restarts', 'min_uptime', 'restart_delay', 'exp_backoff_restart_delay', 'kill_timeout', 'listen_timeout', 'cron_restart', 'autorestart']
+const IN_BYTES = new Set(['max_memory_restart', 'max_memory', 'memory_high'])
 const IN_MS = new Set(['min_uptime', 'restart_delay', 'exp_backoff_restart_delay', 'kill_timeout', 'listen_timeout'])
 
 /**
@@ -39,9 +40,12 @@ export function detailLines (described, now = Date.now()) {
   lines.push('', 'limits')
   for (const key of LIMITS) {
     if (config[key] === undefined || config[key] === null) continue
-    const value = typeof config[key] !== 'number' ? show(config[key]) : key === 'max_memory_restart' ? formatBytes(config[key]) : IN_MS.has(key) ? `${config[key]} ms` : show(config[key])
+    const value = typeof config[key] !== 'number' ? show(config[key]) : IN_BYTES.has(key) ? formatBytes(config[key]) : IN_MS.has(key) ? `${config[key]} ms` : key === 'cpu_limit' ? `${config[key]} cores` : show(config[key])
     lines.push(`  ${pad(key)}${value}`)
   }
+  // Where the kernel keeps the app's processes, and what it counts there (issue 24).
+  if (info.containment) lines.push('', describeContainment(info.containment))
+  lines.push(...describeCgroups(workers).flatMap((block) => block.split('\n')))
   const listen = Array.isArray(config.listen) ? config.listen : []
   lines.push('', `${pad('listen sockets')}${listen.length > 0 ? listen.join(', ') : '(none bound by sup; the app opens its own)'}`)
   lines.push('', 'log files')

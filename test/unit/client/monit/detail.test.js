@@ -28,3 +28,17 @@ test('the detail page escapes what an app chose (a script name with escapes)', (
 test('a line longer than the page goes on under itself, indented, nothing cut', () => {
   assert.deepEqual(wrapLines(['short', 'script /a/very/long/path/to/app.js'], 16), ['short', 'script /a/very/l', '    ong/path/to/', '    app.js'])
 })
+
+test('the detail page shows the app\'s containment, its kernel limits and what its cgroups count (issue 24)', () => {
+  const described = {
+    name: 'api',
+    config: { name: 'api', script: '/srv/api/server.js', max_memory: 64 * 1024 * 1024, cpu_limit: 1.5, max_pids: 100 },
+    containment: { kind: 'cgroup-v2', reason: null, controllers: { memory: 1, cpu: 1, pids: 1 } },
+    logs: [],
+    workers: [{ id: 0, instance: 0, status: 'online', pid: 812, uptime: 1000, restarts: 0, limits: { max_memory: 64 * 1024 * 1024, memory_high: null, cpu_limit: 1.5, max_pids: 100 }, cgroup: { memory: 40 * 1024 * 1024, resident: 30 * 1024 * 1024, cpu_seconds: 2.5, throttled_seconds: 0.3, throttled_periods: 7, oom_kills: 1, processes: 3 } }],
+    events: []
+  }
+  const text = detailLines(described, 1_000_000).join('\n')
+  for (const line of [/max_memory +64\.0mb/, /cpu_limit +1\.5 cores/, /max_pids +100/, /^containment cgroup v2 \(a cgroup per worker, ended whole at stop; memory, cpu, pids from cgroup v1\)$/m,
+    /cgroup \(limits per worker: max_memory 64\.0mb, memory_high none, cpu_limit 1\.5 cores, max_pids 100\)/, /^\s*0\s+40\.0mb\s+30\.0mb\s+2\.5s\s+0\.3s \(7 periods\)\s+1\s+3\s*$/m]) assert.match(text, line)
+})
