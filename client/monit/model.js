@@ -23,7 +23,7 @@ const CRASH_KINDS = new Set(['restarting', 'crash-loop', 'spawn-error', 'livenes
 
 /**
  * @typedef {import('../../ipc/methods.js').WorkerRow & {
- *   host?: string, time?: number | null, cpu_seconds?: number, processes?: number,
+ *   host?: string, remote_id?: number, time?: number | null, cpu_seconds?: number, processes?: number,
  *   loop_delay?: { p50: number, p99: number, max: number } | null,
  *   heap?: { used: number, total: number } | null, handles?: number | null }} WorkerView
  * @typedef {import('../../ipc/events.js').LogEvent} LogEntry
@@ -340,7 +340,7 @@ export class MonitModel {
     const key = appKey(worker.host, worker.name)
     const size = this.apps().get(key)?.length ?? 1
     const label = `${worker.host ? `${worker.host} ` : ''}${worker.name}[${worker.instance}] #${worker.id}`
-    return { label, target: String(worker.id), app: worker.name, host: worker.host ?? null, size, workers: [worker], crashing: this.crashing(key, [worker]), limit: this.limitOf(key, 1) }
+    return { label, target: String(worker.remote_id ?? worker.id), app: worker.name, host: worker.host ?? null, size, workers: [worker], crashing: this.crashing(key, [worker]), limit: this.limitOf(key, 1) }
   }
 
   /** @param {string} app its key (appKey) @param {number} workers */
