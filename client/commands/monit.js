@@ -341,9 +341,9 @@ export async function run ({ paths, io }) {
     metrics: (sample) => { model.applyMetrics(tag(link, sample)); redraw() },
     'app.state': (row) => { model.applyState(tag(link, row)); redraw() },
     log: (entry) => {
-      const tagged = tag(link, entry)
-      model.applyLog(tagged)
-      views.get(ui.screen)?.onLog?.(tagged)
+      model.applyLog(tag(link, entry))
+      // The views keep the host's own ids (they ask that host for more) and check the host.
+      views.get(ui.screen)?.onLog?.(link.host ? /** @type {typeof entry} */ ({ ...entry, host: link.host }) : entry)
       redraw()
     },
     event: (event) => {
