@@ -352,8 +352,9 @@ function withAxis (chart, top, name, bottom, color, style) {
   const line = style.unicode ? '┤' : '|'
   const middle = Math.floor((chart.length - 1) / 2)
   return chart.map((row, i) => {
-    // Too short for a middle line: what it shows goes with the 0 ('cpu 0%').
-    const label = i === 0 ? top : i === chart.length - 1 ? (chart.length < 3 ? `${name} ${bottom}` : bottom) : i === middle ? name : ''
+    // Too short for a middle line: what it shows goes with the 0 ('cpu 0%'); on a single row
+    // (80x24) only what it shows, else the two charts could not be told apart.
+    const label = chart.length === 1 ? name : i === 0 ? top : i === chart.length - 1 ? (chart.length < 3 ? `${name} ${bottom}` : bottom) : i === middle ? name : ''
     return `${fit(label, AXIS - 1, 'right')}${line}${paint(color, row, style)}`
   })
 }

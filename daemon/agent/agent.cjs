@@ -1,7 +1,10 @@
 'use strict'
 // sup's agent, loaded with --require into every node worker. It must never change what the
 // app sees: no output, no listener that keeps the process alive, and no patched global but
-// one, only where the daemon handed the worker sockets (below).
+// one, only where the daemon handed the worker sockets (below). In a cluster app with sticky
+// or least-conn two more, each where Node's own primary would stand (routed-listen.cjs):
+// node:cluster's _getServer (the worker's listen, answered by the daemon's router), and for
+// sticky the `end` of a socket.io handshake's one response (the session id it carries).
 // A fork-mode worker tells the daemon when its first server listens (a cluster primary sees
 // 'listening' itself). A cluster worker, and a fork-mode worker on sockets the daemon holds,
 // can be drained (and a cluster worker gated) by the daemon; see docs/reload.md for why each

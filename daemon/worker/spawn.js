@@ -15,6 +15,7 @@ import { routesConnections } from '../balance/router.js'
 import { SupError } from '../../ipc/errors.js'
 
 export const AGENT_PATH = fileURLToPath(new URL('../agent/agent.cjs', import.meta.url))
+export const GATE_PATH = fileURLToPath(new URL('../agent/gate.cjs', import.meta.url))
 
 /**
  * @typedef {object} SpawnedWorker
@@ -86,7 +87,8 @@ export function replacingEnv (env) {
  * @param {Record<string, string>} env the worker's whole environment (nothing is added from the daemon's)
  * @param {import('../sockets/held-sockets.js').HandOver | null} [sockets] the app's held sockets (fork mode, `listen`)
  * @param {import('../node-runtime/resolve.js').Runtime | null} [runtime] the program it runs on (null: the daemon's node, or the interpreter as named)
- * @param {boolean} [gated] a fork-mode process waits for release() before it runs the command (gate.js)
+ * @param {boolean} [gated] the process waits for release() before it runs the command (fork mode: gate.js;
+ *   cluster mode: agent/gate.cjs; a worker on another node's primary is not gated)
  * @returns {SpawnedWorker}
  */
 export function spawnWorker ({ primaries, parentDeath, router, relay }, config, env, sockets = null, runtime = null, gated = false) {
@@ -95,7 +97,7 @@ export function spawnWorker ({ primaries, parentDeath, router, relay }, config, 
   const ids = runAs ? { uid: runAs.uid, gid: runAs.gid } : {}
   const workerEnv = runAs ? envFor(env, runAs, config.env) : env
   if (config.exec_mode !== 'cluster') return spawnForkWorker(config, workerEnv, sockets, runtime, ids, parentDeath, gated)
-  if (runtime === null || runtime.own) return forkClusterWorker(config, workerEnv, ids, router, relay)
+  if (runtime === null || runtime.own) return forkClusterWorker(config, workerEnv, ids, router, relay, gated)
   // The router lives in the daemon, and Node's cluster on the other node hands out connections itself.
   if (routesConnections(config)) throw new SupError('SUP_ERR_CONFIG_ROUTING_RUNTIME', { name: config.name, runtime: runtime.path, daemon: process.execPath })
   // Another node: its own primary forks the worker (daemon/node-runtime/primary.cjs), and
@@ -110,19 +112,22 @@ export function spawnWorker ({ primaries, parentDeath, router, relay }, config, 
  * @param {{ uid?: number, gid?: number }} ids another user's (uid/gid), or none
  * @param {import('../balance/router.js').Router} router
  * @param {import('../relay/adapter-relay.cjs').AdapterRelay} relay
+ * @param {boolean} [gated] it waits in agent/gate.cjs for release()
  * @returns {SpawnedWorker}
  */
-function forkClusterWorker (config, env, ids, router, relay) {
+function forkClusterWorker (config, env, ids, router, relay, gated = false) {
   const routed = routesConnections(config)
   cluster.setupPrimary({
     exec: config.script,
     args: config.args,
-    execArgv: [...config.interpreter_args, '--require', AGENT_PATH],
+    // The gate first: nothing of the app runs before the worker is in its cgroup (agent/gate.cjs).
+    execArgv: [...(gated ? ['--require', GATE_PATH] : []), ...config.interpreter_args, '--require', AGENT_PATH],
     cwd: config.cwd,
     silent: true,
     ...ids
   })
-  const worker = cluster.fork(replacingEnv(routed ? { ...env, SUP_AGENT_ROUTE: config.sticky ? 'sticky' : 'least-conn' } : env))
+  const marks = { ...(routed ? { SUP_AGENT_ROUTE: config.sticky ? 'sticky' : 'least-conn' } : {}), ...(gated ? { SUP_CGROUP_GATE: '1' } : {}) }
+  const worker = cluster.fork(replacingEnv({ ...env, ...marks }))
   const events = new EventEmitter()
   const send = (/** @type {unknown} */ message) => { if (worker.isConnected()) worker.send(/** @type {any} */ (message), undefined, () => {}) }
   const route = routed
@@ -158,7 +163,8 @@ function forkClusterWorker (config, env, ids, router, relay) {
     stdout: worker.process.stdout,
     stderr: worker.process.stderr,
     send,
-    events
+    events,
+    ...(gated ? { release: () => openGate(worker.process.stdin) } : {})
   }
 }
 

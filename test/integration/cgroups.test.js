@@ -183,3 +183,16 @@ test('needs root and the cgroup fs: CPU time and memory read from the cgroup mat
   assert.ok(within(row.cgroup.cpu_seconds, proc.cpu), `cgroup ${row.cgroup.cpu_seconds} s of CPU, /proc ${proc.cpu} s`)
   assert.ok(within(row.cgroup.anon, proc.anon), `cgroup ${row.cgroup.anon} anonymous bytes, /proc ${proc.anon}`)
 })
+
+test('needs root and the cgroup fs: max_pids caps the processes and threads of a worker and all it starts', { skip }, async (t) => {
+  const home = useSupHome(t)
+  removeCgroupsAfter(t, home.home)
+  // node itself runs about a dozen threads; each counts.
+  const start = await home.sup(['start', join(APPS, 'forks-many.js'), '-n', 'forks', '--max-pids', '24'], { env: { FORKS: '40' } })
+  assert.equal(start.code, 0, start.stderr)
+  const log = join(home.paths.logs, 'forks-out.log')
+  await waitFor(() => { try { return /started \d+ refused \d+/.test(readFileSync(log, 'utf8')) } catch { return false } }, { what: 'the forks counted', timeout: 20_000 })
+  const [, started, refused] = /started (\d+) refused (\d+)/.exec(readFileSync(log, 'utf8')) ?? []
+  assert.ok(Number(refused) > 0, `the kernel refused some of the 40 forks (started ${started}, refused ${refused})`)
+  assert.ok(Number(started) < 24, `started ${started}`)
+})

@@ -195,14 +195,34 @@ test('monit colours: never black (30) on an 8-colour terminal (TERM=screen), non
   await home.sup(['stop', 'idle'])
   const again = await home.sup(['start', join(APPS, 'exits-after.js'), '-n', 'up'], { env: { EXIT_AFTER: '600000' } })
   assert.equal(again.code, 0, again.stderr)
-  const command = `${process.execPath} ${SUP_BIN} monit`
-  const coloured = await startTerminal(t, { command, width: 120, height: 35, env: { SUP_HOME: home.home, PATH: process.env.PATH, TERM: 'screen' } })
+  // TERM set by the command: tmux gives its panes its own TERM (tmux-256color), not -e's.
+  const command = `TERM=screen ${process.execPath} ${SUP_BIN} monit`
+  const coloured = await startTerminal(t, { command, width: 120, height: 35, env: { SUP_HOME: home.home, PATH: process.env.PATH } })
   await coloured.waitFor((s) => /▸ up \(1\) +online/.test(s) && /▸ idle \(1\) +stopped/.test(s), { what: 'a running and a stopped app' })
   const codes = colourCodes(await coloured.screen({ escapes: true }))
   assert.ok(codes.includes('32'), `online in green: ${codes}`)
   assert.deepEqual(codes.filter((c) => c === '30' || c === '90' || c === '38;5;0' || c === '38;5;8'), [], 'no black or grey that an 8-colour terminal shows as black')
 
-  const plain = await startTerminal(t, { command, width: 120, height: 35, env: { SUP_HOME: home.home, PATH: process.env.PATH, TERM: 'screen', NO_COLOR: '1' } })
+  const plain = await startTerminal(t, { command, width: 120, height: 35, env: { SUP_HOME: home.home, PATH: process.env.PATH, NO_COLOR: '1' } })
   await plain.waitFor((s) => /▸ up \(1\) +online/.test(s), { what: 'the list without colour' })
   assert.deepEqual(colourCodes(await plain.screen({ escapes: true })), [], 'NO_COLOR: no colour at all')
+})
+
+test('monit on a monochrome terminal (TERM=vt100, no colours) at 80x24: no colour codes, the selection in inverse, both charts named', async (t) => {
+  const home = useSupHome(t)
+  for (const name of ['up', 'idle']) {
+    const started = await home.sup(['start', join(APPS, 'exits-after.js'), '-n', name], { env: { EXIT_AFTER: '600000' } })
+    assert.equal(started.code, 0, started.stderr)
+  }
+  await home.sup(['stop', 'idle'])
+  // No NO_COLOR: only the terminal's own word (`tput colors` is -1 for vt100) keeps the colours
+  // off. TERM set by the command: tmux gives its panes its own TERM (tmux-256color), not -e's.
+  const term = await startTerminal(t, { command: `TERM=vt100 ${process.execPath} ${SUP_BIN} monit`, width: 80, height: 24, env: { SUP_HOME: home.home, PATH: process.env.PATH } })
+  const shown = await term.waitFor((s) => /[▸>] up \(1\) +online/.test(s) && /[▸>] idle \(1\) +stopped/.test(s), { what: 'a running and a stopped app' })
+  const escaped = await term.screen({ escapes: true })
+  assert.deepEqual(colourCodes(escaped), [], 'no colour on a terminal without colours')
+  assert.match(escaped, new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*7[0-9;]*m[^\\n]*up \\(1\\)`), 'the selected line in inverse video, what stands in for colour')
+  // The figures pane at 80x24: the cpu chart gets two rows, the memory chart one, named.
+  assert.match(shown, /cpu 0%[┤|]/)
+  assert.match(shown, /mem[┤|]/)
 })

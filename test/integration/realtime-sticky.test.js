@@ -82,6 +82,29 @@ for (const instances of [2, 4]) {
   })
 }
 
+test('sticky with @socket.io/cluster-adapter, -i 3: clients on default transports spread over the workers, and one io.emit reaches them all', async (t) => {
+  const home = useSupHome(t)
+  const port = await freePort()
+  // A long min_uptime: a worker is online once it listens (socket.io loads slowly on a busy
+  // machine), so every worker takes connections by the time start returns.
+  const started = await home.sup(['start', join(APPS, 'socketio-chat.js'), '-i', '3', '--name', 'chat', '--sticky', '--min-uptime', '20000', '--listen-timeout', '20000'], { env: { PORT: String(port) }, timeout: 60_000 })
+  assert.equal(started.code, 0, started.stderr)
+  const clients = Array.from({ length: 12 }, () => {
+    const state = { pid: 0, news: 0 }
+    const socket = io(`http://127.0.0.1:${port}`)
+    socket.on('hello', ({ pid }) => { state.pid = pid })
+    socket.on('news', () => { state.news++ })
+    return { socket, state }
+  })
+  t.after(() => { for (const c of clients) c.socket.close() })
+  await waitFor(() => clients.every(({ socket, state }) => socket.connected && state.pid !== 0 && socket.io.engine?.transport?.name === 'websocket'),
+    { what: 'all 12 connected and upgraded', timeout: 30_000 })
+  // Handshakes are new sessions, placed by least connections: every worker holds some.
+  assert.equal(new Set(clients.map((c) => c.state.pid)).size, 3, 'clients on all 3 workers')
+  clients[0].socket.emit('shout', 'hello all')
+  await waitFor(() => clients.every((c) => c.state.news === 1), { what: 'every client heard the shout', timeout: 15_000, show: () => clients.map((c) => c.state.news) })
+})
+
 /**
  * TCP clients that stay connected and reconnect when the server ends them; each knows the
  * pid of the worker it is on (the fixture's greeting).

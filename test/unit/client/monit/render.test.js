@@ -205,6 +205,11 @@ describe('the charts', () => {
     assert.match(text, /^ +mem┤/m)
     assert.ok(text.split('\n').every((l) => l.length <= 60))
   })
+  test('a chart of one row still says what it shows (the memory chart at 80x24)', () => {
+    // 6 rows inside the figures pane at 80x24: the cpu chart gets 2, the memory chart 1.
+    const lines = visible(renderFigures({ label: 'api', workers: [worker(0)] }, series, 78, 6, plain)).split('\n')
+    assert.deepEqual(lines.filter((l) => l.includes('┤')).map((l) => l.split('┤')[0].trim()), ['100%', 'cpu 0%', 'mem'])
+  })
   test('memory is drawn against max_memory_restart when the app has one (times its workers)', () => {
     const text = visible(renderFigures({ label: 'api', workers: [worker(0, { memory: 50 * 1024 * 1024 }), worker(1, { memory: 50 * 1024 * 1024 })], limit: 400 * 1024 * 1024 }, series, 80, 14, plain))
     assert.match(text, /^memory of max_memory_restart \(400mb for 2 workers\): 25% *$/m)
