@@ -23,6 +23,8 @@ import { suggestVerb } from './suggest-verb.js'
  *   loaded (bin/sup.cjs, prestartDaemon), for the listing that waits on it
  * @property {() => Promise<import('../ipc/transport.js').Connection>} [via] the daemon is on
  *   another machine, reached this way (`sup --host`, client/fleet/)
+ * @property {Array<{ label: string, via: () => Promise<import('../ipc/transport.js').Connection> }>} [fleet]
+ *   the hosts `sup monit --host` follows, all at once
  *
  * @typedef {object} CommandContext
  * @property {import('./daemon.js').DaemonPaths} paths

@@ -13,9 +13,9 @@ import { ACTIONS } from '../monit/actions.js'
 import { createDetailView } from '../monit/detail.js'
 import { createHostSampler } from '../monit/host.js'
 import { GLOBAL, MOVED, createKeymap, keyName } from '../monit/keys.js'
-import { MonitModel } from '../monit/model.js'
+import { MonitModel, appKey } from '../monit/model.js'
 import { createEventsView, createLogView } from '../monit/pager-views.js'
-import { renderHeader } from '../monit/render.js'
+import { renderHeader, renderHostTotals } from '../monit/render.js'
 import { createView } from '../monit/view.js'
 import { installView } from '../monit/views.js'
 
@@ -31,6 +31,8 @@ const MESSAGE_MS = 5000
 const HOST_MS = 2000
 /** Log lines fetched per app when monit connects. */
 const INITIAL_LOG_LINES = 100
+/** `sup monit --host`: host i's worker ids become i * ID_SPAN + id here, so they never collide. */
+const ID_SPAN = 1_000_000
 /** The full-screen views, in the order Tab visits them (monit/views.js says how to add one). */
 const VIEWS = [createDetailView, createLogView, createEventsView]
 
@@ -53,10 +55,19 @@ export async function run ({ paths, io }) {
   const blessed = createRequire(import.meta.url)('blessed')
   const model = new MonitModel()
   const view = createView(blessed, { color: colorEnabled() && !('NO_COLOR' in io.env), title: 'sup monit' })
-  /** @type {import('../../ipc/transport.js').Connection | null} */
-  let conn = null
-  let connected = false
-  let waiting = 'connecting...'
+  /**
+   * A daemon followed: this machine's, or with --host one per host (each row tagged with its
+   * host, its worker ids moved out of the other hosts' way).
+   * @typedef {{ host: string | null, offset: number, paths: import('../../ipc/paths.js').SupPaths & { via?: () => Promise<import('../../ipc/transport.js').Connection> }, conn: import('../../ipc/transport.js').Connection | null, connected: boolean, waiting: string }} Link
+   */
+  /** @type {Link[]} */
+  const links = (io.fleet ?? [null]).map((t, i) => ({ host: t?.label ?? null, offset: i * ID_SPAN, paths: t ? { ...paths, via: t.via } : paths, conn: null, connected: false, waiting: 'connecting...' }))
+  /** Any daemon reached. */
+  const isConnected = () => links.some((l) => l.connected)
+  /** What the daemons not reached are doing, host by host. */
+  const waitingText = () => links.filter((l) => !l.connected).map((l) => l.host ? `${l.host}: ${l.waiting}` : l.waiting).join('; ')
+  /** @param {string | null | undefined} host */
+  const linkOf = (host) => links.find((l) => l.host === (host ?? null)) ?? links[0]
   let message = ''
   const life = { stopped: false }
   /** @type {NodeJS.Timeout | null} */
@@ -64,10 +75,10 @@ export async function run ({ paths, io }) {
   let lastFrame = -Infinity
   /** @type {NodeJS.Timeout | null} */
   let messageTimer = null
-  /** @type {NodeJS.Timeout | null} */
-  let retryTimer = null
-  /** @type {() => void} */
-  let wakeRetry = () => {}
+  /** @type {Set<NodeJS.Timeout>} */
+  const retryTimers = new Set()
+  /** @type {Set<(value?: unknown) => void>} */
+  const wakers = new Set()
   /**
    * What the keys act on: the screen shown, the help's scroll, a question waiting for y/n, the
    * filter being typed, the mouse.
@@ -86,14 +97,17 @@ export async function run ({ paths, io }) {
 
   /** The selected app's max_memory_restart, asked once per app (the memory chart's scale). */
   const learnLimit = () => {
-    const app = model.selected()?.app
-    if (!app || !connected || model.limits.has(app)) return
-    model.limits.set(app, null)
+    const selected = model.selected()
+    if (!selected) return
+    const { app, host } = selected
+    const key = appKey(host, app)
+    if (!linkOf(host).connected || model.limits.has(key)) return
+    model.limits.set(key, null)
     request('app.describe', { target: app }).then((described) => {
       const limit = described?.config?.max_memory_restart
-      model.limits.set(app, typeof limit === 'number' ? limit : null)
+      model.limits.set(key, typeof limit === 'number' ? limit : null)
       redraw()
-    }, () => model.limits.delete(app))
+    }, () => model.limits.delete(key))
   }
   const draw = () => {
     learnLimit()
@@ -101,9 +115,12 @@ export async function run ({ paths, io }) {
     const filter = ui.typing ? `/${model.filter}_` : ''
     const workers = [...model.workers.values()]
     const counts = { apps: model.apps().size, workers: workers.length, online: workers.filter((w) => w.status === 'online').length }
+    const connected = isConnected()
+    const waiting = waitingText()
     view.draw(model, {
-      header: renderHeader(host, counts, view.screen.width, view.unicode),
-      status: connected ? (filter || message) : waiting,
+      // With --host, each host's totals (this machine's figures would say nothing of them).
+      header: io.fleet ? renderHostTotals(model.hostTotals(), view.screen.width, view.unicode) : renderHeader(host, counts, view.screen.width, view.unicode),
+      status: connected ? (filter || message || (waiting && `not reached: ${waiting}`)) : waiting,
       connected,
       screen: ui.screen,
       hints: ui.typing ? ['Enter keep', 'Esc clear'] : current?.typing?.() ? ['Enter find', 'Esc cancel'] : keymap.hints(ui.screen),
@@ -148,16 +165,20 @@ export async function run ({ paths, io }) {
       resolve(yes)
     }
   })
-  /** @param {string} method @param {Record<string, unknown>} [params] */
+  /**
+   * A request to the daemon of the selection's host (this machine's without --host).
+   * @param {string} method @param {Record<string, unknown>} [params]
+   */
   const request = (method, params) => {
-    if (!conn || !connected) return Promise.reject(new Error('not connected to the daemon'))
-    return conn.request(method, params)
+    const link = linkOf(model.selected()?.host)
+    if (!link.conn || !link.connected) return Promise.reject(new Error(`not connected to the daemon${link.host ? ` of ${link.host}` : ''}`))
+    return link.conn.request(method, params)
   }
 
   /** @param {string} verb a key of ACTIONS */
   const act = async (verb) => {
     const selected = model.selected()
-    if (!selected || !conn) return
+    if (!selected || !linkOf(selected.host).conn) return
     const action = ACTIONS[verb]
     if (!(action.method in METHODS)) return say(`${verb} is not available yet`)
     const question = action.ask(selected)
@@ -306,63 +327,88 @@ export async function run ({ paths, io }) {
     redrawNow()
   }
 
-  /** @type {import('../../ipc/events.js').TopicHandlers} */
-  const onEvents = {
-    metrics: (sample) => { model.applyMetrics(sample); redraw() },
-    'app.state': (row) => { model.applyState(row); redraw() },
+  /**
+   * A row of a host, as the model keeps it: its host, and an id out of the other hosts' way.
+   * @template {{ id?: number | null }} T
+   * @param {Link} link
+   * @param {T} row
+   * @returns {T}
+   */
+  const tag = (link, row) => !link.host ? row : typeof row.id === 'number' ? { ...row, host: link.host, id: row.id + link.offset, remote_id: row.id } : { ...row, host: link.host }
+
+  /** @param {Link} link @returns {import('../../ipc/events.js').TopicHandlers} */
+  const onEventsOf = (link) => ({
+    metrics: (sample) => { model.applyMetrics(tag(link, sample)); redraw() },
+    'app.state': (row) => { model.applyState(tag(link, row)); redraw() },
     log: (entry) => {
-      model.applyLog(entry)
-      views.get(ui.screen)?.onLog?.(entry)
+      model.applyLog(tag(link, entry))
+      // The views keep the host's own ids (they ask that host for more) and check the host.
+      views.get(ui.screen)?.onLog?.(link.host ? /** @type {typeof entry} */ ({ ...entry, host: link.host }) : entry)
       redraw()
     },
     event: (event) => {
-      model.applyEvent(event)
-      views.get(ui.screen)?.onEvent?.(event)
+      const tagged = tag(link, event)
+      model.applyEvent(tagged)
+      views.get(ui.screen)?.onEvent?.(tagged)
       redraw()
     }
-  }
+  })
 
-  const follow = async () => {
+  /** @param {Link} link */
+  const follow = async (link) => {
     while (!life.stopped) {
+      /** @type {import('../../ipc/transport.js').Connection | null} */
+      let conn = null
       try {
-        conn = await connectDaemon(paths)
-        conn.onEvents(onEvents)
+        conn = link.conn = await connectDaemon(link.paths)
+        conn.onEvents(onEventsOf(link))
         const closed = new Promise((resolve) => conn?.once('close', resolve))
         await conn.request('subscribe', { topics: ['metrics', 'log', 'app.state', 'event'] })
-        model.setWorkers(await conn.request('app.list'))
+        /** @type {import('../monit/model.js').WorkerView[]} */
+        const rows = (await conn.request('app.list')).map((/** @type {any} */ r) => tag(link, r))
+        // This host's workers replace its own, not the other hosts'.
+        model.setWorkers([...[...model.workers.values()].filter((w) => (w.host ?? null) !== link.host), ...rows])
         model.limits.clear()
         // The first screen as soon as the daemon has answered with its apps; the rest (the
         // last minute's crashes, the charts' history, the log tails) fills in after it.
         const answered = performance.now()
-        connected = true
+        link.connected = true
         redrawNow()
         if (io.env.SUP_MONIT_TIMING) writeTiming(io.env.SUP_MONIT_TIMING, { answered_ms: answered, drawn_ms: performance.now(), apps: model.apps().size, workers: model.workers.size })
+        const names = [...new Set(rows.map((r) => r.name))]
         const [events, history, ...tails] = await Promise.all([
           conn.request('events.list', { limit: 200 }),
           conn.request('metrics.history', {}),
           // Per app, so that one chatty app does not fill the tail of all the others.
-          ...[...model.apps().keys()].map((name) => conn?.request('logs.tail', { target: name, lines: INITIAL_LOG_LINES }).then((lines) => ({ name, lines })))
+          ...names.map((name) => conn?.request('logs.tail', { target: name, lines: INITIAL_LOG_LINES }).then((lines) => ({ name, lines })))
         ])
         // The crashes of the last minute, so a crash loop shows from the first frames.
-        for (const event of events.events) model.applyEvent(event)
-        model.setHistory(history)
-        for (const tail of tails) if (tail) model.setLogs(tail.name, tail.lines)
+        for (const event of events.events) model.applyEvent(tag(link, event))
+        model.setHistory(history.map((/** @type {any} */ h) => tag(link, h)))
+        for (const t of tails) if (t) model.setLogs(appKey(link.host, t.name), t.lines.map((/** @type {any} */ l) => tag(link, l)))
         redraw()
         await closed
-        connected = false
-        waiting = 'the daemon went away; waiting for it (figures below are the last seen)'
+        link.connected = false
+        link.waiting = 'the daemon went away; waiting for it (figures below are the last seen)'
       } catch (err) {
-        connected = false
+        link.connected = false
         const code = /** @type {any} */ (err)?.code
-        waiting = code === 'SUP_ERR_DAEMON_UNREACHABLE' ? `no daemon running for ${paths.home}; waiting (sup start runs one)` : `cannot reach the daemon (${/** @type {Error} */ (err).message}); retrying`
+        link.waiting = code === 'SUP_ERR_DAEMON_UNREACHABLE' ? `no daemon running for ${paths.home}; waiting (sup start runs one)` : `cannot reach the daemon (${/** @type {Error} */ (err).message}); retrying`
         conn?.close()
       }
-      conn = null
+      link.conn = null
       redraw()
       if (life.stopped) return
       await new Promise((resolve) => {
-        wakeRetry = () => resolve(undefined)
-        retryTimer = setTimeout(resolve, RECONNECT_MS)
+        const wake = () => {
+          clearTimeout(timer)
+          retryTimers.delete(timer)
+          wakers.delete(wake)
+          resolve(undefined)
+        }
+        const timer = setTimeout(wake, RECONNECT_MS)
+        retryTimers.add(timer)
+        wakers.add(wake)
       })
     }
   }
@@ -371,16 +417,16 @@ export async function run ({ paths, io }) {
   // No SIGHUP handler: the terminal is gone, there is nothing to restore, and restoring it
   // anyway makes node abort at exit (its tcsetattr on a hung-up tty fails with EIO).
   redraw()
-  follow()
+  for (const link of links) follow(link)
   await done
   life.stopped = true
   leave()
   ui.answer?.(false)
   clearInterval(hostTimer)
-  for (const timer of [frameTimer, messageTimer, retryTimer]) if (timer) clearTimeout(timer)
-  wakeRetry()
+  for (const timer of [frameTimer, messageTimer, ...retryTimers]) if (timer) clearTimeout(timer)
+  for (const wake of wakers) wake()
   // Give the terminal back exactly as we found it before anything else can fail.
   view.destroy()
-  await /** @type {import('../../ipc/transport.js').Connection | null} */ (conn)?.close()
+  await Promise.all(links.map((l) => l.conn?.close()))
   return 0
 }

@@ -37,6 +37,8 @@ export async function runOnHosts (words, argv, io, main) {
   const json = argv.includes('--json')
   await refuseLocalInputs(verb, argv)
   const targets = hosts.map((host, i) => ({ label: labels[i], via: () => connectHost(host, labels[i], io.env) }))
+  // One screen for every host: monit follows each host's daemon itself (client/commands/monit.js).
+  if (verb === 'monit') return main(argv, { ...io, fleet: targets })
   if (LIST.has(verb)) {
     const { listHosts } = await import('./list.js')
     return listHosts(targets, argv, io)
@@ -55,7 +57,7 @@ export async function runOnHosts (words, argv, io, main) {
     return summarise(outcomes, [], verb, io)
   }
   if (!ROLLING.has(verb) && !EACH.has(verb)) {
-    throw new SupError('SUP_ERR_CLI_UNSUPPORTED', { what: `sup ${verb} --host`, reason: 'with --host sup runs ls, describe, logs, events, pid, id, ping, reload, restart, stop, delete, reset, scale, flush, signal, save, resurrect and reloadLogs (docs/cli.md#--host)' })
+    throw new SupError('SUP_ERR_CLI_UNSUPPORTED', { what: `sup ${verb} --host`, reason: 'with --host sup runs ls, monit, describe, logs, events, pid, id, ping, reload, restart, stop, delete, reset, scale, flush, signal, save, resurrect and reloadLogs (docs/cli.md#--host)' })
   }
   /** @type {HostOutcome[]} */
   const outcomes = []

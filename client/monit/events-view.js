@@ -8,6 +8,7 @@ import { escapeControls } from '../../ipc/terminal-text.js'
 import { restartNotes } from '../format.js'
 import { Pager } from './pager.js'
 import { renderPage, renderScreen, tint } from './pager-render.js'
+import { sameHost } from './log-view.js'
 import { escapeTags, fit } from './render.js'
 
 /** Events the view keeps: as many as the daemon does (docs/events.md). */
@@ -15,7 +16,8 @@ export const EVENTS_VIEW_EVENTS = 1000
 
 /**
  * @typedef {import('../../ipc/events.js').SupEvent} SupEvent
- * @typedef {{ kind: 'all' } | { kind: 'app', name: string }} EventsScope
+ * @typedef {({ kind: 'all' } | { kind: 'app', name: string }) & { host?: string | null }} EventsScope
+ *   host: with `sup monit --host`, the selection's host (its events only)
  */
 
 /** @type {Record<string, string | null>} */
@@ -47,7 +49,8 @@ export class EventsView {
 
   /** @param {SupEvent} event */
   accepts (event) {
-    return this.scope.kind === 'all' || event.app === this.scope.name
+    const s = this.scope
+    return s.kind === 'all' || (event.app === s.name && sameHost(s, event))
   }
 
   /** An event from the stream; false when it is not this view's. @param {SupEvent} event */
@@ -82,7 +85,7 @@ export class EventsView {
    * @param {number} now
    */
   notes (workers, now) {
-    return restartNotes(workers.filter((w) => this.scope.kind === 'all' || w.name === this.scope.name), now)
+    return restartNotes(workers.filter((w) => this.scope.kind === 'all' || (w.name === this.scope.name && sameHost(this.scope, w))), now)
   }
 }
 

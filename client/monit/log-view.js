@@ -14,11 +14,23 @@ export const LOG_VIEW_CHARS = 4 * 1024 * 1024
 
 /**
  * @typedef {import('./model.js').LogEntry} LogEntry
- * @typedef {{ kind: 'all' } | { kind: 'app', name: string } | { kind: 'worker', id: number, name: string, instance: number }} LogScope
+ * @typedef {({ kind: 'all' } | { kind: 'app', name: string } | { kind: 'worker', id: number, name: string, instance: number }) & { host?: string | null }} LogScope
+ *   host: with `sup monit --host`, the selection's host (its lines only; the id is that host's)
  */
 
 /** @type {Record<LogEntry['stream'], string>} err red, the supervisor's lines yellow, out cyan (as the small pane) */
 const STREAM_COLORS = { out: 'cyan', err: 'red', sup: 'yellow' }
+
+/**
+ * Whether a line or event from the stream is of the scope's host (`sup monit --host`); what has
+ * no host came from the one the scope's request went to.
+ * @param {{ host?: string | null }} scope
+ * @param {object} item
+ */
+export function sameHost (scope, item) {
+  const host = /** @type {{ host?: string }} */ (item).host
+  return host === undefined || host === (scope.host ?? undefined)
+}
 
 export class LogView {
   /** @param {LogScope} scope */
@@ -50,6 +62,7 @@ export class LogView {
   /** @param {LogEntry} entry */
   accepts (entry) {
     const s = this.scope
+    if (s.kind !== 'all' && !sameHost(s, entry)) return false
     return s.kind === 'all' || (s.kind === 'app' ? entry.app === s.name : entry.id === s.id)
   }
 

@@ -23,17 +23,27 @@ const CRASH_KINDS = new Set(['restarting', 'crash-loop', 'spawn-error', 'livenes
 
 /**
  * @typedef {import('../../ipc/methods.js').WorkerRow & {
- *   time?: number | null, cpu_seconds?: number, processes?: number,
+ *   host?: string, remote_id?: number, time?: number | null, cpu_seconds?: number, processes?: number,
  *   loop_delay?: { p50: number, p99: number, max: number } | null,
  *   heap?: { used: number, total: number } | null, handles?: number | null }} WorkerView
  * @typedef {import('../../ipc/events.js').LogEvent} LogEntry
  * @typedef {{ cpu: number[], memory: number[], loop_p99: Array<number | null>, heap_used: Array<number | null> }} Series
  * @typedef {{ count: number, last: import('../../ipc/events.js').SupEvent }} Crashing an app that keeps going down:
  *   its crashes within CRASH_WINDOW_MS and the newest, whose message says why
- * @typedef {{ kind: 'app', name: string, workers: WorkerView[], expanded: boolean, crashing?: Crashing | null }
+ * @typedef {{ kind: 'app', name: string, key: string, host: string | null, workers: WorkerView[], expanded: boolean, crashing?: Crashing | null }
  *   | { kind: 'worker', worker: WorkerView, last: boolean }} Line
  * @typedef {keyof typeof SORTS} SortKey
  */
+
+/**
+ * What apps are grouped, selected and expanded by: the name, or host and name for the rows
+ * of another machine (`host` set, `sup monit --host`): api on web1 is not api on web2.
+ * @param {string | null | undefined} host
+ * @param {string} name
+ */
+export function appKey (host, name) {
+  return host ? `${host}\u0000${name}` : name
+}
 
 export class MonitModel {
   constructor () {
@@ -45,7 +55,7 @@ export class MonitModel {
     this.logs = new Map()
     /** @type {Set<string>} */
     this.expanded = new Set()
-    /** @type {{ kind: 'app', name: string } | { kind: 'worker', id: number } | null} */
+    /** @type {{ kind: 'app', name: string } | { kind: 'worker', id: number } | null} name: the app's key (appKey) */
     this.selection = null
     /** @type {Map<string, import('../../ipc/events.js').SupEvent[]>} app → its recent crashes, oldest first */
     this.crashes = new Map()
@@ -88,16 +98,17 @@ export class MonitModel {
    */
   applyEvent (event) {
     if (!CRASH_KINDS.has(event.kind)) return
-    const list = this.crashes.get(event.app) ?? []
+    const key = appKey(/** @type {{ host?: string }} */ (event).host, event.app)
+    const list = this.crashes.get(key) ?? []
     if (list.some((e) => e.seq === event.seq)) return
     list.push(event)
     const since = this.now() - CRASH_WINDOW_MS
-    this.crashes.set(event.app, list.filter((e) => e.at >= since))
+    this.crashes.set(key, list.filter((e) => e.at >= since))
   }
 
   /**
    * Whether an app is crash-looping now: errored workers, or CRASH_COUNT crashes within the window.
-   * @param {string} app
+   * @param {string} app its key (appKey)
    * @param {WorkerView[]} workers
    * @returns {Crashing | null}
    */
@@ -168,8 +179,9 @@ export class MonitModel {
 
   /** @param {LogEntry} entry */
   applyLog (entry) {
-    let lines = this.logs.get(entry.app)
-    if (!lines) this.logs.set(entry.app, (lines = []))
+    const key = appKey(/** @type {{ host?: string }} */ (entry).host, entry.app)
+    let lines = this.logs.get(key)
+    if (!lines) this.logs.set(key, (lines = []))
     lines.push(entry)
     // Trimmed in batches, not on every line.
     if (lines.length > LOG_LINES * 2) lines.splice(0, lines.length - LOG_LINES)
@@ -177,7 +189,7 @@ export class MonitModel {
 
   /**
    * An app's past lines (logs.tail), merged with the lines the stream brought meanwhile.
-   * @param {string} app
+   * @param {string} app its key (appKey)
    * @param {LogEntry[]} entries oldest first
    */
   setLogs (app, entries) {
@@ -196,26 +208,51 @@ export class MonitModel {
     return series
   }
 
-  /** Apps in the order of their first worker id, each with its workers by id. */
+  /** Apps by key (appKey) in the order of their first worker id, each with its workers by id. */
   apps () {
     /** @type {Map<string, WorkerView[]>} */
     const apps = new Map()
     for (const w of [...this.workers.values()].sort((a, b) => a.id - b.id)) {
-      const list = apps.get(w.name)
+      const key = appKey(w.host, w.name)
+      const list = apps.get(key)
       if (list) list.push(w)
-      else apps.set(w.name, [w])
+      else apps.set(key, [w])
     }
     return apps
+  }
+
+  /**
+   * Each host's totals, in the order its apps first come (none without `sup monit --host`).
+   * @returns {Map<string, { apps: number, workers: number, online: number, cpu: number, memory: number }>}
+   */
+  hostTotals () {
+    /** @type {Map<string, { apps: number, workers: number, online: number, cpu: number, memory: number }>} */
+    const totals = new Map()
+    for (const workers of this.apps().values()) {
+      const host = workers[0].host
+      if (!host) continue
+      const t = totals.get(host) ?? { apps: 0, workers: 0, online: 0, cpu: 0, memory: 0 }
+      t.apps++
+      for (const w of workers) {
+        t.workers++
+        if (w.status === 'online') t.online++
+        t.cpu += w.cpu
+        t.memory += w.memory
+      }
+      totals.set(host, t)
+    }
+    return totals
   }
 
   /** The rows of the left pane, top to bottom: filtered, then sorted. @returns {Line[]} */
   lines () {
     const needle = this.filter.toLowerCase()
     const apps = []
-    for (const [name, workers] of this.apps()) {
-      const crashing = this.crashing(name, workers)
-      if (needle && !matches(needle, name, workers, crashing)) continue
-      apps.push({ name, workers, crashing })
+    for (const [key, workers] of this.apps()) {
+      const { name, host = null } = workers[0]
+      const crashing = this.crashing(key, workers)
+      if (needle && !matches(needle, [name, host ?? ''], workers, crashing)) continue
+      apps.push({ name, key, host, workers, crashing })
     }
     const { key } = this.sort
     if (key !== null) {
@@ -225,9 +262,9 @@ export class MonitModel {
     }
     /** @type {Line[]} */
     const lines = []
-    for (const { name, workers, crashing } of apps) {
-      const expanded = this.expanded.has(name)
-      lines.push({ kind: 'app', name, workers, expanded, crashing })
+    for (const { name, key, host, workers, crashing } of apps) {
+      const expanded = this.expanded.has(key)
+      lines.push({ kind: 'app', name, key, host, workers, expanded, crashing })
       if (expanded) workers.forEach((worker, i) => lines.push({ kind: 'worker', worker, last: i === workers.length - 1 }))
     }
     return lines
@@ -237,7 +274,7 @@ export class MonitModel {
   selectedIndex () {
     const lines = this.lines()
     const sel = this.selection
-    const i = lines.findIndex((l) => sel !== null && (sel.kind === 'app' ? l.kind === 'app' && l.name === sel.name : l.kind === 'worker' && l.worker.id === sel.id))
+    const i = lines.findIndex((l) => sel !== null && (sel.kind === 'app' ? l.kind === 'app' && l.key === sel.name : l.kind === 'worker' && l.worker.id === sel.id))
     return Math.max(0, i)
   }
 
@@ -258,26 +295,26 @@ export class MonitModel {
   toggle () {
     const line = this.lines()[this.selectedIndex()]
     if (!line) return
-    const name = line.kind === 'app' ? line.name : line.worker.name
-    if (this.expanded.has(name)) this.expanded.delete(name)
-    else this.expanded.add(name)
-    this.selection = { kind: 'app', name }
+    const key = line.kind === 'app' ? line.key : appKey(line.worker.host, line.worker.name)
+    if (this.expanded.has(key)) this.expanded.delete(key)
+    else this.expanded.add(key)
+    this.selection = { kind: 'app', name: key }
   }
 
   /** @param {Line} line */
   select (line) {
-    this.selection = line.kind === 'app' ? { kind: 'app', name: line.name } : { kind: 'worker', id: line.worker.id }
+    this.selection = line.kind === 'app' ? { kind: 'app', name: line.key } : { kind: 'worker', id: line.worker.id }
   }
 
   /** After workers come and go, keep a selection that still exists. */
   keepSelection () {
     const lines = this.lines()
     const sel = this.selection
-    const exists = sel !== null && lines.some((l) => sel.kind === 'app' ? l.kind === 'app' && l.name === sel.name : l.kind === 'worker' && l.worker.id === sel.id)
+    const exists = sel !== null && lines.some((l) => sel.kind === 'app' ? l.kind === 'app' && l.key === sel.name : l.kind === 'worker' && l.worker.id === sel.id)
     if (exists) return
     if (sel?.kind === 'worker') {
       // A deleted or collapsed worker: fall back to its app, if that is still there.
-      const app = lines.find((l) => l.kind === 'app' && [...this.workers.values()].some((w) => w.name === l.name && w.id === sel.id))
+      const app = lines.find((l) => l.kind === 'app' && [...this.workers.values()].some((w) => appKey(w.host, w.name) === l.key && w.id === sel.id))
       if (app) return this.select(app)
     }
     if (lines.length === 0) this.selection = null
@@ -286,8 +323,8 @@ export class MonitModel {
 
   /**
    * What the selection names, for the right pane and for actions.
-   * @returns {{ label: string, target: string, app: string, size: number, workers: WorkerView[], crashing: Crashing | null, limit: number | null } | null}
-   *   app: the app of the selection; size: how many workers that app has; limit: the memory
+   * @returns {{ label: string, target: string, app: string, host: string | null, size: number, workers: WorkerView[], crashing: Crashing | null, limit: number | null } | null}
+   *   app: the app of the selection; host: its host (`sup monit --host`), else null; size: how many workers that app has; limit: the memory
    *   the workers shown may use (max_memory_restart each), null when none or not known yet
    */
   selected () {
@@ -295,15 +332,18 @@ export class MonitModel {
     if (!sel) return null
     if (sel.kind === 'app') {
       const workers = this.apps().get(sel.name) ?? []
-      return { label: sel.name, target: sel.name, app: sel.name, size: workers.length, workers, crashing: this.crashing(sel.name, workers), limit: this.limitOf(sel.name, workers.length) }
+      const { name = sel.name, host = null } = workers[0] ?? {}
+      return { label: host ? `${host} ${name}` : name, target: name, app: name, host, size: workers.length, workers, crashing: this.crashing(sel.name, workers), limit: this.limitOf(sel.name, workers.length) }
     }
     const worker = this.workers.get(sel.id)
     if (!worker) return null
-    const size = this.apps().get(worker.name)?.length ?? 1
-    return { label: `${worker.name}[${worker.instance}] #${worker.id}`, target: String(worker.id), app: worker.name, size, workers: [worker], crashing: this.crashing(worker.name, [worker]), limit: this.limitOf(worker.name, 1) }
+    const key = appKey(worker.host, worker.name)
+    const size = this.apps().get(key)?.length ?? 1
+    const label = `${worker.host ? `${worker.host} ` : ''}${worker.name}[${worker.instance}] #${worker.id}`
+    return { label, target: String(worker.remote_id ?? worker.id), app: worker.name, host: worker.host ?? null, size, workers: [worker], crashing: this.crashing(key, [worker]), limit: this.limitOf(key, 1) }
   }
 
-  /** @param {string} app @param {number} workers */
+  /** @param {string} app its key (appKey) @param {number} workers */
   limitOf (app, workers) {
     const each = this.limits.get(app)
     return typeof each === 'number' && each > 0 ? each * workers : null
@@ -339,8 +379,9 @@ export class MonitModel {
   selectedLogs (count) {
     const sel = this.selection
     if (!sel) return []
-    const name = sel.kind === 'app' ? sel.name : this.workers.get(sel.id)?.name
-    const lines = this.logs.get(name ?? '') ?? []
+    const worker = sel.kind === 'worker' ? this.workers.get(sel.id) : null
+    const key = sel.kind === 'app' ? sel.name : worker ? appKey(worker.host, worker.name) : ''
+    const lines = this.logs.get(key) ?? []
     const out = []
     for (let i = lines.length - 1; i >= 0 && out.length < count; i--) {
       if (sel.kind === 'app' || lines[i].id === sel.id) out.push(lines[i])
@@ -351,12 +392,12 @@ export class MonitModel {
 
 /**
  * @param {string} needle lower case
- * @param {string} name
+ * @param {string[]} names the app's name and its host
  * @param {WorkerView[]} workers
  * @param {Crashing | null} crashing
  */
-function matches (needle, name, workers, crashing) {
-  if (name.toLowerCase().includes(needle)) return true
+function matches (needle, names, workers, crashing) {
+  if (names.some((n) => n.toLowerCase().includes(needle))) return true
   if (crashing && 'crashing'.includes(needle)) return true
   return workers.some((w) => (w.namespace ?? '').toLowerCase().includes(needle) || w.status.includes(needle))
 }

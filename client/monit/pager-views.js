@@ -10,6 +10,9 @@ import { pagerActions, pagerBindings, typeSearch } from './pager-keys.js'
 /** How often the events view redraws by itself, for its restart countdown. */
 const COUNTDOWN_MS = 1000
 
+/** A scope's host, with `sup monit --host` only. @param {string | null | undefined} host */
+const onHost = (host) => host ? { host } : {}
+
 /**
  * The log scope of the list's selection: a worker's own lines, an app's, or all apps'.
  * @param {import('./model.js').MonitModel} model
@@ -19,10 +22,10 @@ export function logScopeOf (model) {
   const sel = model.selection
   if (sel?.kind === 'worker') {
     const w = model.workers.get(sel.id)
-    if (w) return { kind: 'worker', id: w.id, name: w.name, instance: w.instance }
+    if (w) return { kind: 'worker', id: w.remote_id ?? w.id, name: w.name, instance: w.instance, ...onHost(w.host) }
   }
-  const app = sel?.kind === 'app' ? sel.name : null
-  return app ? { kind: 'app', name: app } : { kind: 'all' }
+  const selected = sel?.kind === 'app' ? model.selected() : null
+  return selected ? { kind: 'app', name: selected.app, ...onHost(selected.host) } : { kind: 'all' }
 }
 
 /**
@@ -31,9 +34,8 @@ export function logScopeOf (model) {
  * @returns {import('./events-view.js').EventsScope}
  */
 export function eventsScopeOf (model) {
-  const sel = model.selection
-  const app = sel?.kind === 'app' ? sel.name : sel?.kind === 'worker' ? model.workers.get(sel.id)?.name : undefined
-  return app ? { kind: 'app', name: app } : { kind: 'all' }
+  const selected = model.selected()
+  return selected ? { kind: 'app', name: selected.app, ...onHost(selected.host) } : { kind: 'all' }
 }
 
 /**

@@ -127,6 +127,25 @@ export function renderHeader (host, counts, width, unicode) {
 }
 
 /**
+ * The hosts' totals for `sup monit --host`, one part per host while they fit: apps, workers
+ * online, CPU and memory of its workers. Plain text; '' without hosts.
+ * @param {Map<string, { apps: number, workers: number, online: number, cpu: number, memory: number }>} totals
+ * @param {number} width
+ * @param {boolean} unicode
+ */
+export function renderHostTotals (totals, width, unicode) {
+  const sep = unicode ? ' · ' : ' | '
+  let line = ''
+  for (const [host, t] of totals) {
+    const part = `${host}: ${t.apps} app${t.apps === 1 ? '' : 's'} ${t.online}/${t.workers} up ${formatCpu(t.cpu)} ${formatBytes(t.memory)}`
+    const next = line ? line + sep + part : part
+    if (next.length > width) break
+    line = next
+  }
+  return line
+}
+
+/**
  * The footer: as many whole key hints as fit beside the message (on the right), never a word
  * cut; a message longer than the line is cut at a word, with '~'.
  * @param {string[]} hints
@@ -181,7 +200,8 @@ export function renderLine (line, width, selected, style) {
       status = `crash${style.unicode ? '×' : 'x'}${line.crashing.count}`
       statusColor = 'red'
     }
-    name = `${line.expanded ? '▾' : '▸'} ${line.name}${line.expanded ? '' : ` (${workers.length})`}`
+    // Another machine's app (`sup monit --host`): its host first, where the eye starts.
+    name = `${line.expanded ? '▾' : '▸'} ${line.host ? `${line.host} ` : ''}${line.name}${line.expanded ? '' : ` (${workers.length})`}`
     // How it last went down, where the eye is: the code or signal, then why.
     if (line.crashing) {
       const reason = workers.map((w) => w.last_exit?.reason).find((r) => r) ?? line.crashing.last.message

@@ -78,7 +78,7 @@ export function createView (blessed, { color, title, input, output }) {
    */
   function draw (model, state) {
     // A crashing app's line says why after its name: room for that too.
-    layout(Math.max(0, ...model.lines().map((l) => l.kind === 'app' ? l.name.length + 6 + (l.crashing ? 40 : 0) : 0)))
+    layout(Math.max(0, ...model.lines().map((l) => l.kind === 'app' ? l.name.length + (l.host ? l.host.length + 1 : 0) + 6 + (l.crashing ? 40 : 0) : 0)))
     header.setContent(escapeTags((state.header ?? '').slice(0, screen.width)))
     const onList = state.screen === 'list' || !state.page
     for (const box of [list, figures, logs]) box[onList ? 'show' : 'hide']()

@@ -19,6 +19,7 @@ import { join, relative, sep } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { listDescendants, sendSignal } from '../../daemon/worker/process-tree.js'
 import { ROOT, SUP_BIN, freePort } from '../helpers/sup.js'
+import { startTerminal } from '../helpers/tmux.js'
 import { waitFor } from '../helpers/wait.js'
 
 const USERS = ['supfleet1', 'supfleet2']
@@ -286,5 +287,25 @@ describe('sup --host over a real sshd on 127.0.0.1 (needs root and openssh)', { 
     const described = await sup(['--host', both, 'describe', 'api', '--json'])
     assert.equal(described.code, 0, described.stderr)
     assert.deepEqual(described.stdout.trim().split('\n').map((l) => JSON.parse(l).host), ['fleet1', 'fleet2'])
+  })
+
+  test('monit --host in a terminal: each host\'s apps with its host, its totals, / by host, r on the right host', async (t) => {
+    const both = `${hosts[0].spec},${hosts[1].spec}`
+    const term = await startTerminal(t, { command: `${process.execPath} ${SUP_BIN} monit --host ${both}`, width: 120, height: 30, env: { ...env, TERM: 'xterm' } })
+    const appLine = (/** @type {string} */ s, /** @type {string} */ host) => s.split('\n').find((l) => new RegExp(`^│[▸▾] ${host} api \\(1\\) +online`).test(l))
+    const first = await term.waitFor((s) => Boolean(appLine(s, 'fleet1') && appLine(s, 'fleet2')), { what: 'api of both hosts', timeout: 30_000 })
+    assert.match(first, /fleet1: 1 app 1\/1 up \S+ \S+ · fleet2: 1 app 1\/1 up/)
+    await term.keys('/', 'f', 'l', 'e', 'e', 't', '2', 'Enter')
+    await term.waitFor((s) => Boolean(appLine(s, 'fleet2')) && !appLine(s, 'fleet1'), { what: 'only fleet2 left by the filter' })
+    const [before1] = await rowsOn(hosts[0])
+    const [before2] = await rowsOn(hosts[1])
+    await term.keys('r')
+    await term.waitFor((s) => s.includes('restart fleet2 api'), { what: 'the question naming fleet2' })
+    await term.keys('y')
+    await waitFor(async () => (await rowsOn(hosts[1]))[0].restarts === before2.restarts + 1, { what: 'fleet2\'s api restarted', timeout: 30_000 })
+    const [after1] = await rowsOn(hosts[0])
+    assert.deepEqual([after1.pid, after1.restarts], [before1.pid, before1.restarts], 'fleet1 untouched')
+    await term.keys('q')
+    await waitFor(async () => !(await term.running()), { what: 'monit to exit on q', interval: 100 })
   })
 })

@@ -32,7 +32,7 @@ describe('MonitModel', () => {
     model.toggle()
     assert.deepEqual(shown(model), ['v api', '  #0', '  #1', '> jobs'])
     model.move(1)
-    assert.deepEqual(model.selected(), { label: 'api[0] #0', target: '0', app: 'api', size: 2, workers: [model.workers.get(0)], crashing: null, limit: null })
+    assert.deepEqual(model.selected(), { label: 'api[0] #0', target: '0', app: 'api', host: null, size: 2, workers: [model.workers.get(0)], crashing: null, limit: null })
     model.move(5)
     assert.equal(model.selected()?.target, 'jobs', 'moving stops at the last line')
     model.move(-10)
@@ -192,5 +192,37 @@ describe('crash loops', () => {
     assert.equal(model.history.has(2), false)
     model.applyState(row(2, 'jobs', { status: 'starting' }))
     assert.deepEqual(shown(model), ['> api', '> jobs'])
+  })
+
+  test('sup monit --host: api on two hosts is two apps, each with its host; / matches the host too', () => {
+    const model = new MonitModel()
+    model.setWorkers([row(0, 'api', { host: 'web1', cpu: 2, memory: 100 }), row(1, 'api', { host: 'web2', cpu: 3, memory: 200 }), row(2, 'api', { host: 'web2', status: 'stopped' }), row(3, 'jobs', { host: 'web1' })])
+    const apps = () => model.lines().map((l) => l.kind === 'app' ? `${l.host} ${l.name} ${l.workers.length}` : `  #${l.worker.id}`)
+    assert.deepEqual(apps(), ['web1 api 1', 'web2 api 2', 'web1 jobs 1'])
+    model.move(1)
+    assert.deepEqual({ ...model.selected(), workers: undefined }, { label: 'web2 api', target: 'api', app: 'api', host: 'web2', size: 2, workers: undefined, crashing: null, limit: null })
+    model.toggle()
+    assert.deepEqual(apps(), ['web1 api 1', 'web2 api 2', '  #1', '  #2', 'web1 jobs 1'], 'only web2\'s api expands')
+    assert.deepEqual(Object.fromEntries(model.hostTotals()), {
+      web1: { apps: 2, workers: 2, online: 2, cpu: 2, memory: 100 },
+      web2: { apps: 1, workers: 2, online: 1, cpu: 3, memory: 200 }
+    })
+    model.setFilter('WEB1')
+    assert.deepEqual(apps(), ['web1 api 1', 'web1 jobs 1'])
+    model.setFilter('jobs')
+    assert.deepEqual(apps(), ['web1 jobs 1'])
+  })
+
+  test('sup monit --host: a host\'s crashes and log lines stay with its own app', () => {
+    const model = new MonitModel()
+    model.setWorkers([row(0, 'api', { host: 'web1' }), row(1, 'api', { host: 'web2' })])
+    const at = model.now()
+    for (const seq of [1, 2]) model.applyEvent(/** @type {any} */ ({ seq, at, kind: 'restarting', app: 'api', host: 'web2', message: 'exit 1' }))
+    model.applyLog(/** @type {any} */ ({ app: 'api', host: 'web1', id: 0, time: at, stream: 'out', line: 'from web1' }))
+    const crashing = model.lines().map((l) => l.kind === 'app' ? `${l.host} ${l.crashing?.count ?? 0}` : '')
+    assert.deepEqual(crashing, ['web1 0', 'web2 2'])
+    assert.deepEqual(model.selectedLogs(10).map((e) => e.line), ['from web1'])
+    model.move(1)
+    assert.deepEqual(model.selectedLogs(10), [])
   })
 })

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { MonitModel } from '../../../../client/monit/model.js'
 import { createEventsView, createLogView, eventsScopeOf, logScopeOf } from '../../../../client/monit/pager-views.js'
+import { LogView } from '../../../../client/monit/log-view.js'
+import { EventsView } from '../../../../client/monit/events-view.js'
 
 /**
  * @param {number} id
@@ -33,6 +35,26 @@ function context () {
 const entry = (time, app, id, line) => ({ time, app, id, instance: id, stream: /** @type {const} */ ('out'), line })
 
 describe('the log and events views', () => {
+  test('sup monit --host: the scope is the selection\'s host and its own ids; another host\'s lines and events stay out', () => {
+    const model = new MonitModel()
+    model.setWorkers([{ ...row(1_000_000, 'api'), host: 'web2', remote_id: 0 }, { ...row(0, 'api'), host: 'web1', remote_id: 0 }])
+    assert.deepEqual(logScopeOf(model), { kind: 'app', name: 'api', host: 'web1' })
+    model.move(1)
+    model.toggle()
+    model.move(1)
+    const scope = logScopeOf(model)
+    assert.deepEqual(scope, { kind: 'worker', id: 0, name: 'api', instance: 1_000_000, host: 'web2' })
+    assert.deepEqual(eventsScopeOf(model), { kind: 'app', name: 'api', host: 'web2' })
+    const logs = new LogView(scope)
+    assert.equal(logs.target(), '0', 'logs.tail asks web2 for its worker 0')
+    assert.equal(logs.accepts({ ...entry(1, 'api', 0, 'x'), host: 'web2' }), true)
+    assert.equal(logs.accepts({ ...entry(1, 'api', 0, 'x'), host: 'web1' }), false)
+    const events = new EventsView(eventsScopeOf(model))
+    const event = (/** @type {string} */ host) => /** @type {any} */ ({ seq: 1, at: 1, kind: 'restarting', app: 'api', host, message: '' })
+    assert.equal(events.accepts(event('web2')), true)
+    assert.equal(events.accepts(event('web1')), false)
+  })
+
   test('open on the selection: an app, a worker (its app for events), or all apps when nothing is selected', () => {
     const { model } = context()
     assert.deepEqual(logScopeOf(model), { kind: 'app', name: 'api' })

@@ -1,7 +1,7 @@
 // @ts-check
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { columnsFor, cutAtWord, escapeTags, lastExitOf, listWidthFor, niceCeil, renderHeader, fit, formatCpu, renderChart, renderFigures, renderFooter, renderLine, renderListHeader, renderLogs } from '../../../../client/monit/render.js'
+import { columnsFor, cutAtWord, escapeTags, lastExitOf, listWidthFor, niceCeil, renderHeader, renderHostTotals, fit, formatCpu, renderChart, renderFigures, renderFooter, renderLine, renderListHeader, renderLogs } from '../../../../client/monit/render.js'
 
 const plain = { color: false, unicode: true }
 /** Remove blessed tags, to measure what a person sees. @param {string} s */
@@ -35,6 +35,15 @@ describe('the list pane', () => {
       }
     })
   }
+
+  test('sup monit --host: an app line starts with its host; the hosts\' totals fit the width', () => {
+    const app = { kind: /** @type {const} */ ('app'), name: 'api', key: 'web2\u0000api', host: 'web2', workers: [worker(0)], expanded: false }
+    assert.match(renderLine(app, 60, false, plain), /^▸ web2 api \(1\) +online /)
+    const totals = new Map([['web1', { apps: 2, workers: 3, online: 3, cpu: 1.5, memory: 50 * 1024 * 1024 }], ['web2', { apps: 1, workers: 2, online: 1, cpu: 12, memory: 0 }]])
+    const line = renderHostTotals(totals, 200, true)
+    assert.match(line, /^web1: 2 apps 3\/3 up 1\.5% \S+ · web2: 1 app 1\/2 up 12% \S+$/)
+    assert.equal(renderHostTotals(totals, line.length - 1, true), line.split(' · ')[0])
+  })
 
   test('an app line sums its workers and says how many are up', () => {
     const app = { kind: /** @type {const} */ ('app'), name: 'api', workers: [worker(0), worker(1, { status: 'errored', pid: null, cpu: 0, memory: 0 })], expanded: false }
