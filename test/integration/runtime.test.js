@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
 import { EventEmitter } from 'node:events'
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { test } from 'node:test'
 import { APPS, ROOT, freePort, httpGet, isAlive, useSupHome, waitForExit } from '../helpers/sup.js'
 import { killEverythingOf, pidsRunning } from '../helpers/procs.js'
@@ -194,8 +194,9 @@ async function orphansUnderPid1 (t, command, env, zombies) {
   await waitFor(() => tree().filter((p) => p.comm === 'sleep' && p.state !== 'Z').length === 1, { what: 'the 20 orphaned sleeps to end (only sleep 1000 left)', timeout: 15_000, show: () => JSON.stringify(tree()) })
   await waitFor(() => tree().filter((p) => p.state === 'Z').length === zombies, { what: `${zombies} zombies in the namespace`, timeout: 10_000, show: () => JSON.stringify(tree()) })
   // unshare --fork waits for its one child, the namespace's PID 1.
-  const pid1 = tree().find((p) => p.ppid === rt.child.pid)
-  assert.ok(pid1, 'the namespace has a PID 1')
+  const found = tree().find((p) => p.ppid === rt.child.pid)
+  assert.ok(found, 'the namespace has a PID 1')
+  const pid1 = { ...found, argv0: readFileSync(`/proc/${found.pid}/cmdline`, 'utf8').split('\0')[0] }
   process.kill(pid1.pid, 'SIGTERM')
   assert.equal((await rt.exited).code, 0, rt.lines.err.join('\n'))
   assert.deepEqual(tree(), [], 'nothing left in the namespace')
@@ -210,7 +211,9 @@ test('sup-runtime as PID 1 (a PID namespace, root or user namespaces) puts tini 
   const { rt, pid1 } = await orphansUnderPid1(t, command, {}, 0)
   assert.doesNotMatch(rt.lines.err.join('\n'), /running as PID 1/, 'no warning: an init reaps')
   // Node with process.execve becomes tini in place; Node 20 starts tini -s below itself.
-  assert.equal(pid1.comm, typeof (/** @type {{ execve?: unknown }} */ (/** @type {unknown} */ (process))).execve === 'function' ? 'tini' : 'node')
+  // (Read from the argv saved before SIGTERM: comm is "MainThread" for Node 24's main thread.)
+  const execve = typeof (/** @type {{ execve?: unknown }} */ (/** @type {unknown} */ (process))).execve === 'function'
+  assert.equal(execve ? basename(pid1.argv0) : pid1.argv0, execve ? 'tini' : process.execPath)
 })
 
 test('sup-runtime as PID 1 with SUP_RUNTIME_INIT=none warns, and its orphans stay zombies (what tini is for)', async (t) => {
@@ -218,7 +221,7 @@ test('sup-runtime as PID 1 with SUP_RUNTIME_INIT=none warns, and its orphans sta
   if (!command) return t.skip('this machine cannot create a PID namespace (unshare needs root or user namespaces)')
   const { rt, pid1 } = await orphansUnderPid1(t, command, { SUP_RUNTIME_INIT: 'none' }, 20)
   assert.match(rt.lines.err.join('\n'), /running as PID 1 \(SUP_RUNTIME_INIT=none\): processes that your apps leave behind become zombies/)
-  assert.equal(pid1.comm, 'node')
+  assert.equal(pid1.argv0, process.execPath, 'the runtime itself is PID 1')
 })
 
 test('sup-runtime as PID 1 (a PID namespace) without an init (SUP_RUNTIME_INIT=none) still stops on SIGTERM and leaves nothing', async (t) => {
