@@ -131,7 +131,8 @@ test('depends_on: an app starts once its dependency is ready; unknown names and 
     { name: 'db', env: { PORT: String(port), NOT_READY_MS: String(notReadyMs) }, readiness: { http: '/ready', period: 100, failure_threshold: 1 } }
   ])])
   assert.equal(started.code, 0, started.stderr)
-  const rows = await home.ls()
+  // start may return at its deadline with api still starting on a loaded machine: wait for it.
+  const rows = await waitForRows(home, (rs) => rs.some((r) => r.name === 'api' && r.status !== 'starting'), { what: 'api past starting' })
   const api = rows.find((r) => r.name === 'api')
   const db = rows.find((r) => r.name === 'db')
   assert.deepEqual([api?.status, db?.status, db?.ready], ['online', 'online', true])
