@@ -4,6 +4,7 @@
 // against the caller's cwd, or the config file's folder. What a config file's apps leave out
 // of effect (keys sup does not use, flags a config file does not take, an --env no app has)
 // is said in warnings, not errors: a PM2 file must keep working.
+import { escapeControls } from '../../ipc/terminal-text.js'
 import { availableParallelism } from 'node:os'
 import { dirname } from 'node:path'
 import { APP_FIXED_KEYS } from '../../ipc/app-config.js'
@@ -130,7 +131,8 @@ export function buildUpdate (opts, cwd) {
 }
 
 /**
- * Warnings (a key or flag with no effect) on stderr, each once; -s hushes them.
+ * Warnings (a key or flag with no effect) on stderr, each once; -s hushes them. A key's name
+ * comes from someone's file: its control characters are shown escaped, never sent to the terminal.
  * @param {{ err: (text: string) => void, warn?: (text: string) => void }} io
  * @param {string} [prefix] the program that speaks
  */
@@ -139,6 +141,6 @@ export function warnOnce (io, prefix = 'sup') {
   return (/** @type {string} */ text) => {
     if (said.has(text)) return
     said.add(text)
-    ;(io.warn ?? io.err)(`${prefix}: ${text}`)
+    ;(io.warn ?? io.err)(`${prefix}: ${escapeControls(text)}`)
   }
 }
