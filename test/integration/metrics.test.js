@@ -72,13 +72,16 @@ for (const mode of ['fork', 'cluster']) {
     const args = mode === 'cluster' ? ['-i', '1'] : []
     const start = await home.sup(['start', join(APPS, 'memory-hog.js'), ...args, '--max-memory-restart', '120M', '--min-uptime', '100'], { env: { HOG_MB: '150' } })
     assert.equal(start.code, 0, start.stderr)
-    const [first] = await waitForRows(home, (rs) => rs[0]?.status === 'online', { what: 'online' })
-    assert.equal(first.mode, mode)
-    // Cluster mode replaces gracefully: a successor takes over the id and the count.
-    const rows = await waitForRows(home, (rs) => rs.some((r) => r.restarts >= 1 && r.pid !== first.pid && r.status === 'online'), { what: 'a replacement for memory', timeout: 20_000 })
-    const successor = rows.find((r) => r.restarts >= 1 && r.pid !== first.pid)
+    const [any] = await waitForRows(home, (rs) => rs.some((r) => r.status === 'online'), { what: 'online' })
+    assert.equal(any.mode, mode)
+    // Cluster mode replaces gracefully: a successor takes over the id and the count. (On a
+    // loaded machine the guard may be replacing the first worker already at the read above: it
+    // is then listed under a spare id beside its successor, so a successor is known by its count.)
+    const rows = await waitForRows(home, (rs) => rs.some((r) => r.restarts >= 1 && r.status === 'online'), { what: 'a replacement for memory', timeout: 20_000 })
+    const successor = rows.find((r) => r.restarts >= 1 && r.status === 'online')
     assert.equal(successor?.instance, 0)
-    assert.equal(successor?.id, first.id)
+    // The id the first worker was given: a fresh home's first, 0 (it may hold a spare one now).
+    assert.equal(successor?.id, 0)
     const log = readFileSync(home.paths.daemonLog, 'utf8')
     const entry = log.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((e) => e.msg?.includes('max_memory_restart'))
     assert.ok(entry, 'the daemon log says why')
