@@ -4,22 +4,23 @@
 // is refused with a coded error before its first spawn, instead of crash-looping 16 times with
 // the reason in a stack trace. The daemon checks, not only the CLI: it spawns, and a config
 // from a dump or sup-runtime never went through the CLI. Run once per app, where apps are
-// added (Supervisor.start, the dump's restore); a few stat/access calls, no spawn.
+// added (Supervisor.start, the dump's restore); a few stat/access calls, no spawn (the --version
+// of the nodes it may run on was asked ahead: Effects.prepare).
 import fs from 'node:fs'
 import path from 'node:path'
 import { SupError } from '../ipc/errors.js'
 import { findOnPath, isExecutableFile } from '../ipc/executables.js'
-import { resolveRuntime } from './node-runtime/resolve.js'
 
 /**
  * Throw the SupError that says why `config` cannot start, if it cannot.
  * @param {import('../ipc/app-config.js').AppConfig} config
  * @param {Record<string, string>} env the environment its processes get (the caller's shell
  *   under the app's env): PATH finds the interpreter there, as spawn does
- * @param {(config: import('../ipc/app-config.js').AppConfig, env: Record<string, string>) => unknown} [resolve] finds its node (the daemon's, which remembers versions)
+ * @param {(config: import('../ipc/app-config.js').AppConfig, env: Record<string, string>) => unknown} resolve finds its node
+ *   (the daemon's runtimeResolver, prepared for this config)
  * @throws {SupError}
  */
-export function preflight (config, env, resolve = resolveRuntime) {
+export function preflight (config, env, resolve) {
   if (!fs.statSync(config.cwd, { throwIfNoEntry: false })?.isDirectory()) throw new SupError('SUP_ERR_CONFIG_CWD_NOT_FOUND', { cwd: config.cwd })
   // interpreter "none": the script is the program (a binary, a command line's shell);
   // otherwise node or the interpreter reads it.

@@ -76,6 +76,8 @@ export class Supervisor extends EventEmitter {
    * @param {{ existing?: 'restart', given?: string[] }} [options]
    */
   async start (configs, shellEnv, { existing, given } = {}) {
+    // First, so that the checks below and what they decide see the registry with no wait between.
+    await Promise.all(configs.map((config) => this.effects.prepare(config, { ...shellEnv, ...config.env })))
     const names = new Set()
     /** @type {Array<{ app: App, config: AppConfig }>} */
     const present = []
@@ -163,6 +165,7 @@ export class Supervisor extends EventEmitter {
    */
   async restore ({ apps, shellEnv, restored }) {
     const configs = apps.filter((entry) => !this.apps.has(entry.config.name)).map((entry) => entry.config)
+    await Promise.all(configs.map((config) => this.effects.prepare(config, { ...shellEnv, ...config.env })))
     const sockets = await this.bindSockets(configs)
     /** @type {string[]} apps kept stopped: what they need is gone (daemon/preflight.js) */
     const refusals = []
@@ -326,6 +329,9 @@ export class Supervisor extends EventEmitter {
    *   turns watching on when off, off when on
    */
   async restart (targets, { shellEnv, cwd, update, toggleWatch } = {}) {
+    // Resolved again after the wait, which a `sup delete` may have come in during.
+    const named = new Set(this.resolve(targets, { cwd }).map((w) => this.appOf(w)))
+    await Promise.all([...named].map((app) => this.effects.prepare(app.config, { ...(shellEnv ?? app.shellEnv), ...app.config.env })))
     const workers = this.resolve(targets, { cwd })
     const apps = new Set(workers.map((w) => this.appOf(w)))
     // A node that cannot be found refuses the restart before any worker stops.

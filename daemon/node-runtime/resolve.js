@@ -3,7 +3,10 @@
 // `node@22`, else `.nvmrc` / `.node-version` in its cwd, else the daemon's own), or bun or
 // deno. Resolved again for every process started, so an app whose `.nvmrc` moves to a newly
 // installed version takes it at its next reload (PM2 #4787). Rules in docs/config.md#interpreter.
-import { execFileSync } from 'node:child_process'
+// Resolving is synchronous and reads only what binaries have said to --version already; asking
+// them runs a child process, so it is done ahead, asynchronously, where a config enters the
+// daemon (runtimeResolver's prepare): nothing here blocks the daemon's event loop.
+import { execFile } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { SupError } from '../../ipc/errors.js'
@@ -25,7 +28,10 @@ const VERSION_FILES = /** @type {const} */ (['.nvmrc', '.node-version'])
 const VERSION_SPEC = /^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?$/
 const VERSION_TIMEOUT_MS = 5000
 
-/** @typedef {Map<string, { mtimeMs: number, version: string | null }>} Versions binary → what it said, while unchanged */
+/**
+ * What a binary said to --version: a string, null when it failed to say (or was never asked).
+ * @typedef {(file: string) => string | null} Versions
+ */
 
 /** The daemon's own node. */
 const OWN = Object.freeze({ kind: /** @type {const} */ ('node'), path: process.execPath, version: process.version, own: true })
@@ -33,10 +39,10 @@ const OWN = Object.freeze({ kind: /** @type {const} */ ('node'), path: process.e
 /**
  * @param {import('../../ipc/app-config.js').AppConfig} config
  * @param {Record<string, string>} env the caller's shell (PATH, HOME, NVM_DIR) under the app's env
- * @param {Versions} [versions] what binaries said to --version: a daemon keeps one (runtimeResolver)
+ * @param {Versions} versions what binaries said to --version (runtimeResolver keeps them)
  * @returns {Runtime | null} null: another interpreter (python3, bash, ...) or a command, run as it is
  */
-export function resolveRuntime (config, env, versions = new Map()) {
+export function resolveRuntime (config, env, versions) {
   const { interpreter } = config
   if (interpreter !== null) return OTHER_RUNTIMES.includes(/** @type {any} */ (path.basename(interpreter))) ? resolveOther(config, env, versions) : null
   if (config.runtime != null) return resolveNode(config.runtime, 'interpreter', config, env, versions)
@@ -135,7 +141,7 @@ function findNodes (major, env, versions) {
   const names = major === undefined ? ['node'] : [`node@${major}`, `node${major}`, `node-${major}`, 'node']
   for (const name of names) {
     const file = findOnPath(name, env.PATH)
-    const version = file === null ? null : quietVersionOf(file, versions)
+    const version = file === null ? null : versions(file)
     if (file !== null && version !== null) found.push({ path: file, version })
   }
   const dirs = [
@@ -154,7 +160,7 @@ function findNodes (major, env, versions) {
 }
 
 /**
- * What a binary answers to --version, remembered while the file is unchanged.
+ * What a binary answers to --version (asked ahead: runtimeResolver's prepare).
  * @param {string} file absolute
  * @param {string} name the app, for the error
  * @param {boolean} node a node binary is wanted (for the error's words)
@@ -166,31 +172,8 @@ function versionOf (file, name, node, versions) {
     const reason = fs.existsSync(file) ? 'is not an executable file' : 'does not exist'
     throw new SupError('SUP_ERR_INTERPRETER_NOT_EXECUTABLE', { path: file, name, reason })
   }
-  const version = quietVersionOf(file, versions)
+  const version = versions(file)
   if (version === null) throw new SupError('SUP_ERR_INTERPRETER_NOT_EXECUTABLE', { path: file, name, reason: `failed to run with --version${node ? ' as a node binary would' : ''}` })
-  return version
-}
-
-/**
- * @param {string} file
- * @param {Versions} versions
- * @returns {string | null}
- */
-function quietVersionOf (file, versions) {
-  let stat
-  try {
-    stat = fs.statSync(file)
-  } catch {
-    return null
-  }
-  const known = versions.get(file)
-  if (known !== undefined && known.mtimeMs === stat.mtimeMs) return known.version
-  let version = null
-  try {
-    // Once per binary (remembered): a few tens of ms, and no environment of the daemon's.
-    version = execFileSync(file, ['--version'], { encoding: 'utf8', env: {}, timeout: VERSION_TIMEOUT_MS, stdio: ['ignore', 'pipe', 'ignore'] }).trim()
-  } catch {}
-  versions.set(file, { mtimeMs: stat.mtimeMs, version })
   return version
 }
 
@@ -241,12 +224,85 @@ function compareVersions (a, b) {
 }
 
 /**
- * resolveRuntime with a memory of what each binary said to --version, one per daemon
- * (daemon/worker/effects.js): asked once per binary while the file is unchanged.
- * @returns {(config: import('../../ipc/app-config.js').AppConfig, env: Record<string, string>) => Runtime | null}
+ * What binaries said to --version, each remembered while its file is unchanged (same mtime).
+ */
+export class VersionCache {
+  /** @type {Map<string, { mtimeMs: number, version: string | null }>} */
+  #known = new Map()
+  /** @type {Map<string, Promise<void>>} */
+  #asking = new Map()
+
+  /**
+   * What `file` said; when it was not asked since it last changed, what it said before (or
+   * null), and `missing` (when given) gets it.
+   * @param {string} file
+   * @param {Set<string>} [missing]
+   * @returns {string | null}
+   */
+  lookup (file, missing) {
+    const known = this.#known.get(file)
+    const mtimeMs = fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs
+    if (mtimeMs === undefined) return null
+    if (known?.mtimeMs !== mtimeMs) missing?.add(file)
+    return known?.version ?? null
+  }
+
+  /**
+   * Ask `file` (once at a time): a few tens of ms, no environment of the daemon's, stdin closed.
+   * @param {string} file
+   * @returns {Promise<void>}
+   */
+  ask (file) {
+    const asking = this.#asking.get(file)
+    if (asking) return asking
+    const mtimeMs = fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs
+    const done = new Promise((resolve) => {
+      execFile(file, ['--version'], { encoding: 'utf8', env: {}, timeout: VERSION_TIMEOUT_MS }, (err, stdout) => {
+        if (mtimeMs !== undefined) this.#known.set(file, { mtimeMs, version: err ? null : stdout.trim() })
+        resolve(undefined)
+      }).stdin?.end()
+    }).finally(() => this.#asking.delete(file))
+    this.#asking.set(file, done)
+    return done
+  }
+}
+
+/**
+ * @typedef {((config: import('../../ipc/app-config.js').AppConfig, env: Record<string, string>) => Runtime | null) & {
+ *   prepare: (config: import('../../ipc/app-config.js').AppConfig, env: Record<string, string>) => Promise<void> }} RuntimeResolver
+ */
+
+/**
+ * resolveRuntime with one memory of versions per daemon (daemon/worker/effects.js). `prepare`
+ * asks, ahead and asynchronously, every binary resolving `config` will read (found by
+ * resolving with what is known until nothing is missing); where a config enters the daemon
+ * (start, restore, restart, reload) it is awaited. A resolve that reads a binary not asked
+ * since it changed (a crash restart after an in-place upgrade) uses what it said before, and
+ * asks it in the background for the next start.
+ * @returns {RuntimeResolver}
  */
 export function runtimeResolver () {
-  /** @type {Versions} */
-  const versions = new Map()
-  return (config, env) => resolveRuntime(config, env, versions)
+  const cache = new VersionCache()
+  /** @type {RuntimeResolver} */
+  const resolve = (config, env) => {
+    const missing = new Set()
+    try {
+      return resolveRuntime(config, env, (file) => cache.lookup(file, missing))
+    } finally {
+      for (const file of missing) cache.ask(file)
+    }
+  }
+  resolve.prepare = async (config, env) => {
+    // Each round asks what the last one found missing; a resolution reads a handful of binaries.
+    for (let round = 0; round < 8; round++) {
+      /** @type {Set<string>} */
+      const missing = new Set()
+      try {
+        resolveRuntime(config, env, (file) => cache.lookup(file, missing))
+      } catch {}
+      if (missing.size === 0) return
+      await Promise.all([...missing].map((file) => cache.ask(file)))
+    }
+  }
+  return resolve
 }

@@ -129,6 +129,7 @@ async function reloadApp (app, workers, { config: newConfig, shellEnv, limits })
   const config = newConfig ? Object.freeze({ ...newConfig }) : app.config
   const env = shellEnv ?? app.shellEnv
   // A runtime that cannot be found refuses the reload before any worker is touched.
+  await app.effects.prepare(config, { ...env, ...config.env })
   const next = app.effects.runtime(config, { ...env, ...config.env })
   const whole = workers.length === app.workers.length
   // A cluster app on a new node restarts: the new node's primary cannot listen on the old one's port.

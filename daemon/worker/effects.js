@@ -35,6 +35,10 @@ import { runtimeResolver } from '../node-runtime/resolve.js'
  *   cgroups: where each worker process gets its own cgroup (daemon/cgroups/); none: the token sweep
  * @property {ProcessTree} tree
  * @property {typeof checkFor} check a probe's check, made from the daemon (http, tcp, exec)
+ * @property {(config: import('../../ipc/app-config.js').AppConfig, env: Record<string, string>) => Promise<void>} prepare
+ *   what starting `config` needs to know and only a child process can tell (the --version of
+ *   the nodes it may run on, whether setpriv is there), asked ahead without blocking the loop:
+ *   awaited where a config enters (start, restore, restart, reload), before preflight and runtime
  * @property {(config: import('../../ipc/app-config.js').AppConfig, env: Record<string, string>) => void} preflight throws why an app cannot start at all, before its first spawn
  * @property {(config: import('../../ipc/app-config.js').AppConfig, env: Record<string, string>) => import('../node-runtime/resolve.js').Runtime | null} runtime
  *   the program a new process of `config` runs on (throws a SupError when there is none)
@@ -54,7 +58,7 @@ export function monotonicNow () {
 /**
  * The real world, one per daemon: the primaries it runs on other nodes, the router of its
  * sticky and least-conn apps, the relay between its apps' workers, the process table's shared
- * scans and the setpriv it found live in it, so two daemons in one process (tests) share none
+ * scans and the setpriv it finds live in it, so two daemons in one process (tests) share none
  * of them.
  * @param {{ balance?: import('../../ipc/balance.js').Balance, settings?: (name: string) => Record<string, string>, cgroups?: import('../cgroups/cgroups.js').Cgroups | null }} [options]
  *   balance: how cluster workers get their connections; Node freezes the policy at the first
@@ -71,6 +75,9 @@ export function realEffects ({ balance, settings, cgroups = null } = {}) {
     now: monotonicNow,
     balance: () => cluster.schedulingPolicy === cluster.SCHED_RR ? 'rr' : 'os',
     check: checkFor,
+    prepare: async (config, env) => {
+      await Promise.all([runtime.prepare(config, env), spawning.parentDeath.ready()])
+    },
     // Limits the daemon cannot enforce refuse the app as a missing script does.
     preflight: (config, env) => {
       preflight(config, env, runtime)

@@ -2,8 +2,8 @@
 // Start one worker process, in cluster mode (the daemon is the node:cluster primary and the
 // user's script is the worker's real entry point) or fork mode (child_process.spawn, argv as
 // an array, never a shell). Both come back as the same small handle.
-import { spawn, spawnSync } from 'node:child_process'
-import { accessSync, constants } from 'node:fs'
+import { execFile, spawn } from 'node:child_process'
+import { access, constants } from 'node:fs/promises'
 import cluster from 'node:cluster'
 import { EventEmitter } from 'node:events'
 import { fileURLToPath } from 'node:url'
@@ -241,35 +241,46 @@ export { LISTEN_PID_SHELL, withListenPid } from '../../ipc/listen-fds.js'
  * daemon's thread that spawned it ends, then exec()s the real command, so the worker keeps the
  * same pid and nothing stays in between. Node cannot call prctl(PR_SET_PDEATHSIG) itself.
  * Where setpriv is missing, the next daemon still stops the orphan (daemon/dump/reap-previous.js).
- * One per daemon (daemon/worker/effects.js): it looks for setpriv once, at the first spawn.
+ * One per daemon (daemon/worker/effects.js): it looks for setpriv once, in the background, and
+ * every config that enters the daemon waits for that (`ready`, in Effects.prepare) before its
+ * first spawn.
  */
 export class ParentDeathSignal {
-  /** null: not looked for yet; false: not available. @type {string | false | null} */
+  /** null: not known yet; false: not available. @type {string | false | null} */
   #setpriv = null
+  /** @type {Promise<void> | null} */
+  #looking = null
+
+  /** Resolves once it is known whether setpriv is there (looked for at the first call). */
+  ready () {
+    this.#looking ??= findSetpriv().then((found) => { this.#setpriv = found })
+    return this.#looking
+  }
 
   /**
    * @param {{ command: string, args: string[], node: boolean }} cmd
    */
   wrap (cmd) {
-    this.#setpriv ??= findSetpriv()
     if (!this.#setpriv) return cmd
     return { ...cmd, command: this.#setpriv, args: ['--pdeathsig', 'TERM', '--', cmd.command, ...cmd.args] }
   }
 }
 
-/** @returns {string | false} */
-function findSetpriv () {
+/** @returns {Promise<string | false>} */
+async function findSetpriv () {
   if (process.platform !== 'linux') return false
   for (const dir of ['/usr/bin', '/bin', '/usr/sbin', '/sbin']) {
     const path = `${dir}/setpriv`
     try {
-      accessSync(path, constants.X_OK)
+      await access(path, constants.X_OK)
     } catch {
       continue
     }
     // --pdeathsig came with util-linux 2.33 (2018); an older setpriv would refuse to run anything.
-    const help = spawnSync(path, ['--help'], { encoding: 'utf8', timeout: 2000 })
-    return help.stdout?.includes('--pdeathsig') ? path : false
+    const help = await new Promise((resolve) => {
+      execFile(path, ['--help'], { encoding: 'utf8', timeout: 2000 }, (_err, stdout) => resolve(stdout ?? '')).stdin?.end()
+    })
+    return help.includes('--pdeathsig') ? path : false
   }
   return false
 }

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino from 'pino'
 import { APP_DEFAULTS } from '../../ipc/app-config.js'
-import { resolveRuntime } from '../../daemon/node-runtime/resolve.js'
+import { runtimeResolver } from '../../daemon/node-runtime/resolve.js'
 import { settle } from './wait.js'
 
 /**
@@ -130,6 +130,7 @@ export function fakeEffects ({ balance = 'rr', onSpawn = () => {}, onSignal, onM
   /** @type {Array<[number, NodeJS.Signals]>} */
   const signals = []
   const byPid = (/** @type {number} */ pid) => spawned.find((p) => p.pid === Math.abs(pid) && !p.exited)
+  const runtime = runtimeResolver()
   /** @type {import('../../daemon/worker/effects.js').Effects & { clock: typeof clock, spawned: FakeProcess[], signals: typeof signals }} */
   const effects = {
     clock,
@@ -140,8 +141,9 @@ export function fakeEffects ({ balance = 'rr', onSpawn = () => {}, onSignal, onM
     balance: () => balance,
     check: (target, context) => () => onCheck(/** @type {any} */ (target), context),
     // The fake apps' files do not exist: only the node they ask for is looked up, as the daemon does.
-    preflight: (config, env) => { resolveRuntime(config, env) },
-    runtime: (config, env) => resolveRuntime(config, env),
+    prepare: (config, env) => runtime.prepare(config, env),
+    preflight: (config, env) => { runtime(config, env) },
+    runtime,
     spawn (config, env) {
       const proc = new FakeProcess(failSpawn ? undefined : nextPid++, config, env)
       spawned.push(proc)

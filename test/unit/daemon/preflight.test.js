@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { preflight } from '../../../daemon/preflight.js'
 import { appConfig } from '../../helpers/fake-effects.js'
+import { runtimeResolver } from '../../../daemon/node-runtime/resolve.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'sup-preflight-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
@@ -33,9 +34,11 @@ const cases = [
   ['a node version nobody has', { script: join(dir, 'app.js'), runtime: 'node@1' }, 'SUP_ERR_INTERPRETER_NOT_FOUND']
 ]
 for (const [what, overrides, code] of cases) {
-  test(`preflight: ${what}`, () => {
+  test(`preflight: ${what}`, async () => {
     const config = appConfig({ cwd: dir, exec_mode: 'fork', instances: 1, ...overrides })
-    if (code === null) preflight(config, env)
-    else assert.throws(() => preflight(config, env), { code })
+    const resolve = runtimeResolver()
+    await resolve.prepare(config, env)
+    if (code === null) preflight(config, env, resolve)
+    else assert.throws(() => preflight(config, env, resolve), { code })
   })
 }

@@ -5,7 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { APP_DEFAULTS } from '../../../../ipc/app-config.js'
-import { resolveRuntime } from '../../../../daemon/node-runtime/resolve.js'
+import { VersionCache, runtimeResolver } from '../../../../daemon/node-runtime/resolve.js'
 
 /** @type {string} */
 let dir
@@ -61,6 +61,17 @@ before(() => {
 })
 after(() => fs.rmSync(dir, { recursive: true, force: true }))
 
+/**
+ * Resolve as the daemon does: prepared (the --version of what it reads asked ahead), then resolved.
+ * @param {import('../../../../ipc/app-config.js').AppConfig} config
+ * @param {Record<string, string>} env
+ */
+async function resolveRuntime (config, env) {
+  const resolve = runtimeResolver()
+  await resolve.prepare(config, env)
+  return resolve(config, env)
+}
+
 describe('resolveRuntime', () => {
   const env = () => ({ PATH: path.join(dir, 'bin'), NVM_DIR: path.join(dir, 'nvm'), HOME: dir })
   /** @type {Array<[string, Record<string, unknown>, () => Record<string, unknown> | null]>} */
@@ -83,7 +94,7 @@ describe('resolveRuntime', () => {
     ['a command: null', { interpreter: 'none' }, () => null]
   ]
   for (const [name, fields, expected] of cases) {
-    test(name, () => assert.deepEqual(resolveRuntime(config(fields), env()), expected()))
+    test(name, async () => assert.deepEqual(await resolveRuntime(config(fields), env()), expected()))
   }
 
   /** @type {Array<[string, Record<string, unknown>, Record<string, string>, string, Record<string, unknown>]>} */
@@ -101,8 +112,8 @@ describe('resolveRuntime', () => {
     ['deno missing from PATH', { interpreter: 'deno' }, { PATH: '/nonexistent' }, 'SUP_ERR_INTERPRETER_NOT_FOUND', { runtime: 'deno' }]
   ]
   for (const [name, fields, envOverride, code, details] of failures) {
-    test(`${name}: ${code}`, () => {
-      assert.throws(() => resolveRuntime(config(fields), { ...env(), ...envOverride }), (/** @type {any} */ err) => {
+    test(`${name}: ${code}`, async () => {
+      await assert.rejects(resolveRuntime(config(fields), { ...env(), ...envOverride }), (/** @type {any} */ err) => {
         assert.equal(err.code, code)
         for (const [key, value] of Object.entries(details)) assert.equal(err.details[key], value, key)
         assert.doesNotMatch(err.message, /\n/)
@@ -110,4 +121,52 @@ describe('resolveRuntime', () => {
       })
     })
   }
+})
+
+describe('what binaries say to --version is asked ahead, never on the loop', () => {
+  test('a resolve that was not prepared reads no binary: the one it needs is asked in the background, then known', async () => {
+    const resolve = runtimeResolver()
+    const node98 = config({ runtime: path.join(dir, 'bin', 'node98') })
+    const env = { PATH: path.join(dir, 'bin') }
+    // Not asked yet: said so, with no child process run while the call lasts.
+    assert.throws(() => resolve(node98, env), { code: 'SUP_ERR_INTERPRETER_NOT_EXECUTABLE' })
+    await resolve.prepare(node98, env)
+    assert.equal(resolve(node98, env)?.version, 'v98.0.1')
+  })
+
+  test('prepare follows a resolution through as many binaries as it reads (node@98: node@98, node98 on PATH)', async () => {
+    const resolve = runtimeResolver()
+    const env = { PATH: path.join(dir, 'bin'), NVM_DIR: path.join(dir, 'nowhere'), HOME: dir }
+    await resolve.prepare(config({ runtime: 'node@98' }), env)
+    assert.equal(resolve(config({ runtime: 'node@98' }), env)?.path, path.join(dir, 'bin', 'node98'))
+  })
+
+  test('a binary changed in place is asked again; until then what it said before stands', async () => {
+    const file = fakeBinary(path.join(dir, 'changing', 'node'), 'v96.0.0')
+    const cache = new VersionCache()
+    /** @type {Set<string>} */
+    const missing = new Set()
+    assert.equal(cache.lookup(file, missing), null)
+    assert.deepEqual([...missing], [file])
+    await cache.ask(file)
+    missing.clear()
+    assert.equal(cache.lookup(file, missing), 'v96.0.0')
+    assert.equal(missing.size, 0)
+    fakeBinary(file, 'v96.1.0')
+    fs.utimesSync(file, new Date(), new Date(Date.now() + 5000))
+    assert.equal(cache.lookup(file, missing), 'v96.0.0')
+    assert.deepEqual([...missing], [file])
+    await cache.ask(file)
+    assert.equal(cache.lookup(file), 'v96.1.0')
+  })
+
+  test('two asks of one binary at once run it once', async () => {
+    const file = path.join(dir, 'counted')
+    const count = path.join(dir, 'counted.runs')
+    fs.writeFileSync(file, `#!/bin/sh\necho x >> '${count}'\necho v95.0.0\n`, { mode: 0o755 })
+    const cache = new VersionCache()
+    await Promise.all([cache.ask(file), cache.ask(file)])
+    assert.equal(fs.readFileSync(count, 'utf8'), 'x\n')
+    assert.equal(cache.lookup(file), 'v95.0.0')
+  })
 })

@@ -72,11 +72,17 @@ describe('the config swap', () => {
   test('reload with a new config: the app takes it once every new worker is ready', async (t) => {
     const { supervisor, drive, app, effects } = await setup(t)
     const next = appConfig({ min_uptime: 200, listen_timeout: 2000, kill_timeout: 500, env: { VERSION: '2' } })
-    const reloading = supervisor.reload({ targets: ['api'], apps: [next] })
-    // The first new worker is spawned, with the new config, and is not ready yet.
-    assert.equal(effects.spawned[effects.spawned.length - 1].env.VERSION, '2')
-    assert.deepEqual(app.config.env, {}, 'not yet: the old workers still serve the old config')
-    await drive(reloading)
+    // What the app's config is when the first new worker is spawned (with the new config).
+    /** @type {Array<{ env: Record<string, string>, appEnv: Record<string, string> }>} */
+    const atSpawn = []
+    const spawn = effects.spawn
+    effects.spawn = (config, env, ...rest) => {
+      atSpawn.push({ env, appEnv: app.config.env })
+      return spawn(config, env, ...rest)
+    }
+    await drive(supervisor.reload({ targets: ['api'], apps: [next] }))
+    assert.equal(atSpawn[0].env.VERSION, '2')
+    assert.deepEqual(atSpawn[0].appEnv, {}, 'not yet: the old workers still serve the old config')
     assert.deepEqual(app.config.env, { VERSION: '2' })
     assert.ok(app.workers.every((w) => w.revision === app.revision), 'the new workers now run with the app\'s own config')
     assert.equal(effects.spawned[effects.spawned.length - 1].env.VERSION, '2')
