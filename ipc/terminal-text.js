@@ -7,6 +7,8 @@
 // C0 but tab, DEL, and C1 (U+0080-U+009F: U+009B is a one-character CSI for many terminals).
 // eslint-disable-next-line no-control-regex
 const CONTROLS = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g
+// eslint-disable-next-line no-control-regex
+const HAS_CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/
 
 /**
  * C escapes as systemd writes them (`\n`, `\r`, else `\xHH`): ASCII only, one line, and what
@@ -15,6 +17,8 @@ const CONTROLS = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g
  * @param {string} text
  */
 export function escapeControls (text) {
+  // Most text has none: tested first, it is returned as it is, with nothing allocated.
+  if (!HAS_CONTROL.test(text)) return text
   return text.replace(CONTROLS, (c) => c === '\n' ? '\\n' : c === '\r' ? '\\r' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
 }
 
@@ -29,7 +33,16 @@ export function escapeDeep (value) {
   if (typeof value === 'string') return /** @type {T} */ (escapeControls(value))
   if (Array.isArray(value)) return /** @type {T} */ (value.map(escapeDeep))
   if (value === null || typeof value !== 'object') return value
-  return /** @type {T} */ (Object.fromEntries(Object.entries(value).map(([k, v]) => [escapeControls(k), escapeDeep(v)])))
+  // A loop, not fromEntries(entries().map()): `sup ls` escapes every row this way.
+  /** @type {Record<string, unknown>} */
+  const copy = {}
+  for (const key of Object.keys(value)) {
+    const v = escapeDeep(/** @type {Record<string, unknown>} */ (value)[key])
+    // "__proto__" (an env key in someone's config) stays a key, as fromEntries would keep it.
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: v, enumerable: true, writable: true, configurable: true })
+    else copy[escapeControls(key)] = v
+  }
+  return /** @type {T} */ (copy)
 }
 
 /**

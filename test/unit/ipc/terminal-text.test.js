@@ -23,6 +23,14 @@ test('escapeDeep escapes every string and key, and leaves the rest', () => {
   assert.deepEqual(escapeDeep({ 'k\u001b': ['\u009b', 1, null, true], n: { s: 'ok\n' } }), { 'k\\x1b': ['\\x9b', 1, null, true], n: { s: 'ok\\n' } })
 })
 
+test('escapeDeep keeps a "__proto__" key (an env key from a config) as a key, and the copy a plain object', () => {
+  const copy = escapeDeep(JSON.parse('{"__proto__": {"polluted": "\\u001b"}, "a": "b"}'))
+  assert.deepEqual(Object.keys(copy), ['__proto__', 'a'])
+  assert.equal(Object.getPrototypeOf(copy), Object.prototype)
+  assert.equal(/** @type {any} */ ({}).polluted, undefined)
+  assert.equal(JSON.stringify(copy), '{"__proto__":{"polluted":"\\\\x1b"},"a":"b"}')
+})
+
 test('stringifyForTerminal writes DEL and C1 as \\u escapes: the same JSON, no CSI', () => {
   const value = { line: '\u009b2J\u007f\u001b' }
   const text = stringifyForTerminal(value)
