@@ -25,8 +25,8 @@ export function readControl (dir, file) {
 }
 
 /**
- * Move a process into a cgroup. Synchronous on purpose: the caller does it in the tick the
- * process was spawned in (daemon/cgroups/cgroups.js says why).
+ * Move a process into a cgroup, synchronously: the daemon itself, once, at its start, before
+ * it serves anything (v2-controllers.js). Workers are placed off the loop (Cgroups.place).
  * @param {string} dir
  * @param {number} pid
  */

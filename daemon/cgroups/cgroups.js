@@ -13,13 +13,13 @@
 // containment is the environment-token sweep (worker/process-tree.js), and describe says so.
 import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { killCgroup, movePid, removeCgroup, subdirs } from './cgroup-dir.js'
+import { killCgroup, removeCgroup, subdirs } from './cgroup-dir.js'
 import { readLayout } from './layout.js'
 import { checkLimits, limitWrites, oomCause, readOomKills } from './limits.js'
 import { cgroupFiles, readCgroupFigures } from './usage.js'
-import { enableBelow, enableV2Controllers } from './v2-controllers.js'
-import { writeFileSync } from 'node:fs'
+import { enableV2Controllers } from './v2-controllers.js'
 
 /**
  * @typedef {import('./layout.js').Layout} Layout
@@ -61,6 +61,21 @@ export function planHierarchies (layout, { v1Only = false } = {}) {
   const acct = v2 ?? v1('cpuacct')
   if (acct) controllers.cpuacct = acct
   return { kill: v2 ?? v1('freezer'), controllers }
+}
+
+/**
+ * Whether a worker of `config` goes in `hierarchy`: the kill's always, the accounting's (memory,
+ * cpuacct) always, a limit's only where the app sets that limit. Each hierarchy is one more of
+ * the kernel's slow moves at every start (1.5-12 ms on cgroup v1 here), for nothing where no
+ * limit is set (v1's cpu and pids, most often).
+ * @param {{ kill: Hierarchy | null, controllers: Partial<Record<Controller, Hierarchy>> }} plan planHierarchies'
+ * @param {Hierarchy} hierarchy
+ * @param {import('../../ipc/app-config.js').AppConfig} config
+ */
+export function servesWorker ({ kill, controllers }, hierarchy, config) {
+  if (hierarchy === kill) return true
+  return Object.entries(controllers).some(([name, owner]) => owner === hierarchy &&
+    (name === 'memory' || name === 'cpuacct' || limitWrites(config, /** @type {Controller} */ (name), hierarchy.version).length > 0))
 }
 
 /** One worker process's cgroups: where its figures are read and what ends it. */
@@ -207,30 +222,30 @@ export class Cgroups {
   }
 
   /**
-   * Put a process just spawned into its own cgroup under its app's. Synchronous: it runs in
-   * the tick of the spawn, before the process can have started anything (spawn.js).
+   * Put a process just spawned into its own cgroup under its app's. The process waits at its
+   * gate meanwhile (worker/gate.js, agent/gate.cjs): nothing of the user's runs until it is in.
+   * Asynchronous, one hierarchy beside the other: moving a process between cgroups is a write
+   * the kernel makes wait (1.5-12 ms each on cgroup v1 here), which must not hold the loop.
    * @param {import('../../ipc/app-config.js').AppConfig} config its app's settings: the name, the limits
    * @param {number} pid
-   * @returns {Leaf | null} null where there are no cgroups (or it failed: logged, and the
-   *   token sweep still finds what the worker leaves)
+   * @returns {Promise<Leaf | null>} null where there are no cgroups (or it failed: logged, and
+   *   the token sweep still finds what the worker leaves)
    */
-  place (config, pid) {
+  async place (config, pid) {
     if (!this.kill) return null
     const app = config.name
-    /** @type {Array<{ hierarchy: Hierarchy, dir: string }>} */
-    const dirs = []
+    /** @type {Array<{ hierarchy: Hierarchy, dir: string }>} in the order of the hierarchies: the kill's first */
+    const dirs = this.hierarchies.filter((h) => servesWorker(this, h, config)).map((hierarchy) => ({ hierarchy, dir: join(this.rootOf(hierarchy), appDirName(app), `worker-${pid}`) }))
     try {
-      for (const hierarchy of this.hierarchies) {
-        const dir = join(this.rootOf(hierarchy), appDirName(app), `worker-${pid}`)
-        mkdirSync(dir, { recursive: true })
-        if (hierarchy.version === 2) enableBelow(join(dir, '..'), this.v2Controllers)
-        dirs.push({ hierarchy, dir })
+      await Promise.all(dirs.map(async ({ hierarchy, dir }) => {
+        await mkdir(dir, { recursive: true })
+        if (hierarchy.version === 2) await enableBelowAsync(join(dir, '..'), this.v2Controllers)
         // The limits before the process: it never runs a moment without them.
         for (const [name, owner] of Object.entries(this.controllers)) {
-          if (owner === hierarchy) writeLimits(dir, limitWrites(config, /** @type {Controller} */ (name), hierarchy.version))
+          if (owner === hierarchy) await writeLimits(dir, limitWrites(config, /** @type {Controller} */ (name), hierarchy.version))
         }
-        movePid(dir, pid)
-      }
+        await writeFile(join(dir, 'cgroup.procs'), String(pid))
+      }))
     } catch (err) {
       this.logger.warn({ err, app, pid }, 'could not put the worker in its cgroup; the token sweep contains it')
       for (const { dir } of dirs) removeCgroup(dir)
@@ -288,12 +303,22 @@ export class Cgroups {
  * @param {string} dir
  * @param {import('./limits.js').LimitWrite[]} writes
  */
-function writeLimits (dir, writes) {
+async function writeLimits (dir, writes) {
   for (const { file, value, optional } of writes) {
     try {
-      writeFileSync(join(dir, file), value)
+      await writeFile(join(dir, file), value)
     } catch (err) {
       if (!optional) throw err
     }
   }
+}
+
+/**
+ * enableBelow, off the loop: an app's cgroup lets its workers' cgroups have the controllers.
+ * @param {string} dir
+ * @param {string[]} controllers
+ */
+async function enableBelowAsync (dir, controllers) {
+  if (controllers.length === 0) return
+  await writeFile(join(dir, 'cgroup.subtree_control'), controllers.map((c) => `+${c}`).join(' ')).catch(() => {})
 }

@@ -90,16 +90,24 @@ export function realEffects ({ balance, settings, cgroups = null } = {}) {
 }
 
 /**
- * Put a process just spawned into its cgroup, in the same tick (a cluster worker's node has
- * not even booted yet; a fork-mode one waits at its gate, worker/gate.js), then let it go on.
+ * Put a process just spawned into its cgroup while it waits at its gate (fork mode:
+ * worker/gate.js; cluster mode: agent/gate.cjs), then let it go on.
  * A cluster worker on another node is placed when its pid arrives.
  * @param {import('../cgroups/cgroups.js').Cgroups | null} cgroups
  * @param {import('../../ipc/app-config.js').AppConfig} config
  * @param {import('./spawn.js').SpawnedWorker} proc
  */
 function intoCgroup (cgroups, config, proc) {
-  const place = (/** @type {number} */ pid) => {
-    proc.cgroup = cgroups?.place(config, pid) ?? null
+  let exited = false
+  proc.events.once('exit', () => { exited = true })
+  const place = async (/** @type {number} */ pid) => {
+    const leaf = (await cgroups?.place(config, pid)) ?? null
+    // Gone while it was placed (stopped at its gate): its reap has run already, without it.
+    if (exited) {
+      leaf?.remove().catch(() => {})
+      return
+    }
+    proc.cgroup = leaf
     proc.release?.()
   }
   if (proc.pid !== undefined) place(proc.pid)

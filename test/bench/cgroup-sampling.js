@@ -32,7 +32,7 @@ async function measure (count, passes) {
   const children = Array.from({ length: count }, () => spawn('/bin/sh', ['-c', 'sleep 9999 & wait'], { stdio: 'ignore' }))
   try {
     const config = appConfig({ name: 'bench' })
-    const leaves = children.map((child) => cgroups.place(config, /** @type {number} */ (child.pid)))
+    const leaves = await Promise.all(children.map((child) => cgroups.place(config, /** @type {number} */ (child.pid))))
     // Let each shell start its sleep before the first pass.
     await new Promise((resolve) => setTimeout(resolve, 500))
     /** @param {boolean} fromCgroup */

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { detectLayout, parseMountinfo } from '../../../../daemon/cgroups/layout.js'
-import { appDirName, planHierarchies, subtreeName } from '../../../../daemon/cgroups/cgroups.js'
+import { appDirName, planHierarchies, servesWorker, subtreeName } from '../../../../daemon/cgroups/cgroups.js'
+import { APP_DEFAULTS } from '../../../../ipc/app-config.js'
 
 const HYBRID_MOUNTS = [
   '31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755',
@@ -104,4 +105,20 @@ test('a daemon\'s subtree is named from its SUP_HOME: two homes never share one'
   assert.equal(subtreeName('/root/.sup'), subtreeName('/root/.sup'))
   assert.notEqual(subtreeName('/root/.sup'), subtreeName('/tmp/other'))
   assert.equal(appDirName('cgroup.procs'), 'app-cgroup.procs', 'no app name meets a control file')
+})
+
+describe('servesWorker: the hierarchies a worker is moved into', () => {
+  const plan = planHierarchies(detectLayout(HYBRID_MOUNTS, HYBRID_SELF, () => []))
+  const hierarchies = [...new Set([plan.kill, ...Object.values(plan.controllers)])].filter((h) => h !== null && h !== undefined)
+  /** @param {Record<string, unknown>} limits */
+  const into = (limits) => hierarchies.filter((h) => servesWorker(plan, h, /** @type {any} */ ({ ...APP_DEFAULTS, name: 'a', ...limits }))).map((h) => h.mount)
+  const cases = /** @type {const} */ ([
+    ['no limit: the kill\'s (and CPU time\'s), and memory\'s for accounting', {}, ['/sys/fs/cgroup/unified', '/sys/fs/cgroup/memory']],
+    ['cpu_limit: cpu\'s too', { cpu_limit: 0.5 }, ['/sys/fs/cgroup/unified', '/sys/fs/cgroup/memory', '/sys/fs/cgroup/cpu']],
+    ['max_pids: pids\' too', { max_pids: 10 }, ['/sys/fs/cgroup/unified', '/sys/fs/cgroup/memory', '/sys/fs/cgroup/pids']],
+    ['max_memory: memory\'s, as without', { max_memory: 1 << 26 }, ['/sys/fs/cgroup/unified', '/sys/fs/cgroup/memory']]
+  ])
+  for (const [name, limits, expected] of cases) {
+    test(name, () => assert.deepEqual(into(limits).sort(), [...expected].sort()))
+  }
 })
