@@ -19,7 +19,7 @@ import { killCgroup, removeCgroup, subdirs } from './cgroup-dir.js'
 import { readLayout } from './layout.js'
 import { checkLimits, limitWrites, oomCause, readOomKills } from './limits.js'
 import { cgroupFiles, readCgroupFigures } from './usage.js'
-import { enableV2Controllers } from './v2-controllers.js'
+import { enableBelowAsync, enableV2Controllers } from './v2-controllers.js'
 
 /**
  * @typedef {import('./layout.js').Layout} Layout
@@ -311,14 +311,4 @@ async function writeLimits (dir, writes) {
       if (!optional) throw err
     }
   }
-}
-
-/**
- * enableBelow, off the loop: an app's cgroup lets its workers' cgroups have the controllers.
- * @param {string} dir
- * @param {string[]} controllers
- */
-async function enableBelowAsync (dir, controllers) {
-  if (controllers.length === 0) return
-  await writeFile(join(dir, 'cgroup.subtree_control'), controllers.map((c) => `+${c}`).join(' ')).catch(() => {})
 }

@@ -9,8 +9,13 @@
 // Not run on this project's CI machine, whose v2 hierarchy offers no such controller
 // (docs/reliability.md#containment says so).
 import { mkdirSync, writeFileSync } from 'node:fs'
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { movePid } from './cgroup-dir.js'
+
+const SUBTREE_CONTROL = 'cgroup.subtree_control'
+/** "+memory +cpu": what enables controllers for a cgroup's children. @param {string[]} controllers */
+const enableLine = (controllers) => controllers.map((c) => `+${c}`).join(' ')
 
 /**
  * Enable controllers for the cgroups below one.
@@ -21,11 +26,22 @@ import { movePid } from './cgroup-dir.js'
 export function enableBelow (dir, controllers) {
   if (controllers.length === 0) return true
   try {
-    writeFileSync(join(dir, 'cgroup.subtree_control'), controllers.map((c) => `+${c}`).join(' '))
+    writeFileSync(join(dir, SUBTREE_CONTROL), enableLine(controllers))
     return true
   } catch {
     return false
   }
+}
+
+/**
+ * enableBelow off the event loop: an app's cgroup, at each worker's start (Cgroups.place).
+ * @param {string} dir
+ * @param {string[]} controllers
+ * @returns {Promise<boolean>} whether the kernel took them
+ */
+export async function enableBelowAsync (dir, controllers) {
+  if (controllers.length === 0) return true
+  return writeFile(join(dir, SUBTREE_CONTROL), enableLine(controllers)).then(() => true, () => false)
 }
 
 /**
