@@ -161,7 +161,8 @@ export function checkUnitValue (value, { app, key }) {
   const control = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.exec(value)
   const reason = control
     ? `holds the control character ${JSON.stringify(control[0])} (it would end the line, and what follows would be a directive of its own)`
-    : value.endsWith('\\') ? 'ends in a backslash (systemd would join the next line to it)' : null
+    // Spaces after it do not save it: a line is read with its trailing blanks cut off.
+    : value.trimEnd().endsWith('\\') ? 'ends in a backslash (systemd would join the next line to it)' : null
   if (reason === null) return
   const owner = app === undefined ? 'the daemon' : `app "${app}"`
   const fix = app === undefined ? 'change it' : 'change it, then sup save'

@@ -249,7 +249,8 @@ describe('no value of a user or a dump adds a directive to a unit (fast-check)',
     })
   })
 
-  for (const value of ['a\rb', 'a\u009bb', 'end\\', 'tab\there']) {
+  // 'end\\ ': found by the property above (user "\\ ", seed -1893322030).
+  for (const value of ['a\rb', 'a\u009bb', 'end\\', 'end\\ ', 'tab\there']) {
     test(`checkUnitValue refuses ${JSON.stringify(value)}`, () => {
       assert.throws(() => checkUnitValue(value, { key: 'SUP_HOME' }), { code: 'SUP_ERR_STARTUP_UNSAFE_VALUE', message: /^cannot write SUP_HOME of the daemon into a systemd unit/ })
     })
