@@ -1,6 +1,6 @@
 // @ts-check
-// A fork-mode process other than node (python, a binary, a shell script) that must be in its
-// cgroup before it runs anything of the user's (a node worker waits in agent/gate.cjs): started as `sh -c 'read -r _ && exec "$@" </dev/null' …`, it waits on its stdin (a pipe from
+// A fork-mode process that must be in its cgroup before it runs anything of the user's:
+// started as `sh -c 'read -r _ && exec "$@" </dev/null' …`, it waits on its stdin (a pipe from
 // the daemon) while the daemon writes its pid into its cgroups, then becomes the real command,
 // same pid, stdin /dev/null as before. Writing the pid right after spawn() instead would leave
 // a window in which a program that forks at once (a shell script's `setsid -f …`) starts a

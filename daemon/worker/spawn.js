@@ -87,8 +87,8 @@ export function replacingEnv (env) {
  * @param {Record<string, string>} env the worker's whole environment (nothing is added from the daemon's)
  * @param {import('../sockets/held-sockets.js').HandOver | null} [sockets] the app's held sockets (fork mode, `listen`)
  * @param {import('../node-runtime/resolve.js').Runtime | null} [runtime] the program it runs on (null: the daemon's node, or the interpreter as named)
- * @param {boolean} [gated] the process waits for release() before it runs the command (node: agent/gate.cjs;
- *   another program in fork mode: gate.js; a worker on another node's primary is not gated)
+ * @param {boolean} [gated] the process waits for release() before it runs the command (fork mode: gate.js;
+ *   cluster mode: agent/gate.cjs; a worker on another node's primary is not gated)
  * @returns {SpawnedWorker}
  */
 export function spawnWorker ({ primaries, parentDeath, router, relay }, config, env, sockets = null, runtime = null, gated = false) {
@@ -179,20 +179,16 @@ function forkClusterWorker (config, env, ids, router, relay, gated = false) {
  * @returns {SpawnedWorker}
  */
 function spawnForkWorker (config, env, sockets, runtime, ids, parentDeath, gated) {
-  const built = buildCommand(config, runtime)
-  // A node worker waits in agent/gate.cjs, booting while the daemon moves it into its cgroup;
-  // any other program waits in a shell (worker/gate.js) before it is exec()'d.
-  const nodeGate = gated && built.node
-  const plain = nodeGate ? { ...built, args: ['--require', GATE_PATH, ...built.args] } : built
+  const plain = buildCommand(config, runtime)
   const wrapped = parentDeath.wrap(sockets ? withListenPid(plain) : plain)
-  const { command, args, node } = gated && !nodeGate ? withGate(wrapped, env) : wrapped
+  const { command, args, node } = gated ? withGate(wrapped, env) : wrapped
   // Held sockets become the child's fds 3, 4, … as systemd passes them; the IPC channel
   // (node workers) comes after them, wherever NODE_CHANNEL_FD says.
   const inherited = sockets ? sockets.fds : []
   const listenEnv = sockets ? { ...sockets.env, ...(node ? { SUP_LISTEN: sockets.agent } : {}) } : {}
   const child = spawn(command, args, {
     cwd: config.cwd,
-    env: { ...env, ...listenEnv, ...(nodeGate ? { SUP_CGROUP_GATE: 'fork' } : {}) },
+    env: { ...env, ...listenEnv },
     stdio: [gated ? 'pipe' : 'ignore', 'pipe', 'pipe', ...inherited, ...(node ? /** @type {const} */ (['ipc']) : [])],
     // Its own process group, so the whole tree can be signalled at once.
     detached: true,

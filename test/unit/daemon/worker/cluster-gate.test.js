@@ -1,5 +1,5 @@
 // @ts-check
-// A node worker (cluster, or fork mode with SUP_CGROUP_GATE=fork) gated by agent/gate.cjs runs nothing of the app (its own preloads included)
+// A cluster worker gated by agent/gate.cjs runs nothing of the app (its own preloads included)
 // until the daemon sends a line on its stdin, then runs as before, without the gate's variable.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
@@ -40,23 +40,5 @@ test('a daemon gone before the line (stdin closed): the app runs, as it would ha
   const { child, out } = node({ SUP_CGROUP_GATE: '1' })
   child.stdin.end()
   await once(child, 'exit')
-  assert.deepEqual(JSON.parse(out()), { ran: true, gate: null })
-})
-
-test('SUP_CGROUP_GATE=fork: a stdin closed before the line runs nothing and exits 125, as the shell\'s gate does', async () => {
-  const { child, out } = node({ SUP_CGROUP_GATE: 'fork' })
-  child.stdin.end()
-  const [code] = await once(child, 'exit')
-  assert.equal(code, 125)
-  assert.equal(out(), '')
-})
-
-test('SUP_CGROUP_GATE=fork: the line lets the app run, without the variable', async () => {
-  const { child, out } = node({ SUP_CGROUP_GATE: 'fork' })
-  await quietFor(300, 'the app must not run while the gate is closed')
-  assert.equal(out(), '')
-  openGate(child.stdin)
-  const [code] = await once(child, 'exit')
-  assert.equal(code, 0)
   assert.deepEqual(JSON.parse(out()), { ran: true, gate: null })
 })
