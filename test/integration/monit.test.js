@@ -91,12 +91,25 @@ async function readHelp (term, size) {
   let seen = await term.waitFor((s) => s.includes('─ keys '), { what: `the help in ${size}` })
   let all = seen
   while (!seen.includes('l used to reload') && !/l +used to reload/.test(seen)) {
-    const before = seen
+    const before = helpBox(seen)
     await term.keys('NPage')
-    seen = await term.waitFor((s) => s !== before && s.includes('─ keys '), { what: `the next page of the help in ${size}` })
+    // The next page is the help box changed: the list behind it redraws its figures too, and a
+    // screen changed only there, read as the next page, made the loop skip one.
+    seen = await term.waitFor((s) => s.includes('─ keys ') && helpBox(s) !== before, { what: `the next page of the help in ${size}` })
     all += seen
   }
   return all
+}
+
+/** The text inside the help's box, from its top line down. @param {string} screen */
+function helpBox (screen) {
+  const lines = screen.split('\n')
+  const top = lines.findIndex((l) => l.includes('─ keys '))
+  if (top < 0) return ''
+  const start = lines[top].indexOf('┌─ keys')
+  const end = lines[top].indexOf('┐', start)
+  if (start < 0 || end < 0) return screen
+  return lines.slice(top).map((l) => l.slice(start, end + 1)).join('\n')
 }
 
 /** Every line fits the terminal. @param {string} screen @param {number} width */
