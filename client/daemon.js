@@ -7,8 +7,13 @@ import { ensureHome, readOwnFileSync } from '../ipc/safe-fs.js'
 import { connect } from '../ipc/transport.js'
 import { START_TIMEOUT, startDaemon } from './spawn-daemon.js'
 
-/** Errors that mean "nobody is listening on the socket". */
-const NOT_RUNNING = new Set(['ENOENT', 'ECONNREFUSED', 'ENOTSOCK'])
+/**
+ * Errors that mean "nobody is listening on the socket". ECONNRESET before the handshake is a
+ * daemon that died as we connected: a SIGKILLed daemon's listening socket stays open until its
+ * last thread has exited, tens of ms after its pid looks dead, and resets the connections that
+ * waited in its backlog (ipc/process-status.js).
+ */
+export const NOT_RUNNING = new Set(['ENOENT', 'ECONNREFUSED', 'ENOTSOCK', 'ECONNRESET'])
 /** Errors that mean "the socket is there but not ours to use" (its mode, or its folder's). */
 const NO_ACCESS = new Set(['EACCES', 'EPERM'])
 

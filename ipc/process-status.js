@@ -16,10 +16,16 @@ export function isProcessRunning (pid) {
     return /** @type {NodeJS.ErrnoException} */ (err).code === 'EPERM'
   }
   if (process.platform !== 'linux') return true
+  let status
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1')
-    return stat[stat.lastIndexOf(')') + 2] !== 'Z'
+    status = readFileSync(`/proc/${pid}/status`, 'latin1')
   } catch {
     return false
   }
+  if (/^State:\s*Z/m.exec(status) === null) return true
+  // A zombie main thread is not yet a dead process: after a SIGKILL, the main thread of a
+  // multi-threaded one (node: V8's and libuv's threads) is a zombie within a millisecond, while
+  // its last thread frees the memory and only then closes the files: 40-60 ms for a 300 MB heap
+  // (docs/reliability.md). Until then its listening socket takes connections and resets them.
+  return Number(/^Threads:\s*(\d+)/m.exec(status)?.[1] ?? 1) > 1
 }

@@ -7,6 +7,7 @@ import { connect } from 'node:net'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { SupError } from '../../ipc/errors.js'
+import { NOT_RUNNING } from '../daemon.js'
 import { resolvePaths } from '../../ipc/paths.js'
 import { ensureHome, verifySocket } from '../../ipc/safe-fs.js'
 
@@ -37,7 +38,7 @@ function openSocket (own) {
     const fail = (/** @type {NodeJS.ErrnoException} */ err) => {
       if (err instanceof SupError) return reject(err)
       if (err.code === 'EACCES' || err.code === 'EPERM') return reject(new SupError('SUP_ERR_DAEMON_ACCESS_DENIED', { home: own.home }))
-      if (err.code === 'ENOENT' || err.code === 'ECONNREFUSED' || err.code === 'ENOTSOCK') return reject(new SupError('SUP_ERR_DAEMON_UNREACHABLE', { home: own.home }))
+      if (NOT_RUNNING.has(err.code ?? '')) return reject(new SupError('SUP_ERR_DAEMON_UNREACHABLE', { home: own.home }))
       reject(err)
     }
     try {

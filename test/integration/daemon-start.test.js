@@ -1,13 +1,17 @@
 // @ts-check
 // A cold listing starts the daemon before the CLI has loaded (client/spawn-daemon.js); the
-// ways that start can go: first call, two at once, a leftover socket file, a daemon that
-// refuses to start; the daemon's own V8 flags.
+// ways that start can go: first call, two at once, a leftover socket file, a daemon that dies
+// as the listing connects, a daemon that refuses to start; the daemon's own V8 flags.
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { readDaemonPid } from '../../client/daemon.js'
 import { APPS, freePort, useSupHome, waitForRows } from '../helpers/sup.js'
+
+const PROCS = join(APPS, '..', 'procs')
 
 test('a cold sup ls starts the daemon and answers; the next call finds the same daemon', async (t) => {
   const home = useSupHome(t)
@@ -38,6 +42,19 @@ test('a leftover socket file with no daemon behind it does not stop a listing', 
   const listed = await home.sup(['status', '--json'])
   assert.equal(listed.code, 0, listed.stderr)
   assert.deepEqual(JSON.parse(listed.stdout), [])
+})
+
+test('a daemon that dies as a listing connects (its socket resets the connection) is replaced, not reported', async (t) => {
+  const home = useSupHome(t)
+  await home.sup(['ping'])
+  assert.equal((await home.sup(['kill'])).code, 0)
+  const dying = spawn('python3', [join(PROCS, 'resets-first-connection.py'), home.paths.socket], { stdio: ['ignore', 'pipe', 'inherit'] })
+  t.after(() => dying.kill('SIGKILL'))
+  await once(dying.stdout, 'data')
+  const listed = await home.sup(['ls', '--json'])
+  assert.equal(listed.code, 0, listed.stderr)
+  assert.deepEqual(JSON.parse(listed.stdout), [])
+  assert.notEqual(dying.exitCode ?? dying.signalCode, null, 'the listing met the dying socket, not a daemon alone')
 })
 
 test('a daemon that refuses to start fails the listing with its own one-line reason', async (t) => {
