@@ -5,6 +5,8 @@
 // the time). What must hold: uptimes, min_uptime, restart delays and timeouts do not move with
 // the wall clock; no restart is counted unstable for it; the daemon answers ping.
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
@@ -27,6 +29,7 @@ test('the wall clock set back and forward an hour: uptimes and crash accounting 
     FAKETIME_CACHE_DURATION: '1',
     DONT_FAKE_MONOTONIC: '1'
   }
+  Object.assign(clock, { FAKETIME_SHARED: await sharedFakeTime(t, clock) })
   // A worker that exits after 2 s: stable (min_uptime 1 s), so it restarts for ever. With
   // max_restarts 0 a single restart counted unstable would leave it errored.
   const started = await home.sup(['start', join(APPS, 'exits-after.js'), '--name', 'tick', '--min-uptime', '1000', '--max-restarts', '0'],
@@ -62,6 +65,31 @@ test('the wall clock set back and forward an hour: uptimes and crash accounting 
     console.log(`clock ${offset} s: "tick" ${after.restarts - tick.restarts} stable restarts, "steady" uptime ${before.uptime} → ${now.uptime} ms over ${elapsed} ms; ping ${Date.now() - ping} ms`)
   }
 })
+
+/**
+ * libfaketime's shared state for every process of the test, held by one process that outlives
+ * them all. Without it, each process that finds none makes its own (named for its pid), passes it
+ * on in FAKETIME_SHARED and deletes it at exit: the CLI that started the daemon made the one
+ * the daemon and its workers inherited, and once it was gone, workers recreating it raced each
+ * other's exits (libfaketime 0.9.10, upstream issue 56) and some died at once with "sem_open
+ * failed and recreation attempts failed", exit code 1: a crash loop, 1 run in ~25 under load.
+ * @param {import('node:test').TestContext} t
+ * @param {Record<string, string>} clock
+ */
+async function sharedFakeTime (t, clock) {
+  // It waits on its stdin; when that ends, it exits and libfaketime deletes what it made, in a
+  // destructor (dash and python3 leave it in /dev/shm: dash ends with _exit).
+  const holder = spawn(process.execPath, ['-e', 'process.stdin.resume(); console.log("ready")'], { env: { ...clock, PATH: process.env.PATH }, stdio: ['pipe', 'pipe', 'inherit'] })
+  t.after(async () => {
+    const exited = holder.exitCode === null && holder.signalCode === null ? once(holder, 'exit') : null
+    holder.stdin.end()
+    await exited
+  })
+  await once(holder.stdout, 'data')
+  const objects = [`/dev/shm/sem.faketime_sem_${holder.pid}`, `/dev/shm/faketime_shm_${holder.pid}`]
+  assert.ok(objects.every((f) => existsSync(f)), `libfaketime's shared state: ${objects.join(', ')}`)
+  return `/faketime_sem_${holder.pid} /faketime_shm_${holder.pid}`
+}
 
 /**
  * @param {ReturnType<typeof useSupHome>} home
