@@ -1,21 +1,11 @@
 // @ts-check
 // Connect to the daemon of this SUP_HOME, starting it first when asked to and none runs.
-import { SupError } from '../ipc/errors.js'
+import { SOCKET_NO_ACCESS, SOCKET_NOT_LISTENING, SupError } from '../ipc/errors.js'
 import { isProcessRunning } from '../ipc/process-status.js'
 import { PROTOCOL_VERSION } from '../ipc/version.js'
 import { ensureHome, readOwnFileSync } from '../ipc/safe-fs.js'
 import { connect } from '../ipc/transport.js'
 import { START_TIMEOUT, startDaemon } from './spawn-daemon.js'
-
-/**
- * Errors that mean "nobody is listening on the socket". ECONNRESET before the handshake is a
- * daemon that died as we connected: a SIGKILLed daemon's listening socket stays open until its
- * last thread has exited, tens of ms after its pid looks dead, and resets the connections that
- * waited in its backlog (ipc/process-status.js).
- */
-export const NOT_RUNNING = new Set(['ENOENT', 'ECONNREFUSED', 'ENOTSOCK', 'ECONNRESET'])
-/** Errors that mean "the socket is there but not ours to use" (its mode, or its folder's). */
-const NO_ACCESS = new Set(['EACCES', 'EPERM'])
 
 /**
  * The paths of a home, and, for a daemon on another machine, how to reach it instead
@@ -47,8 +37,8 @@ export async function connectDaemon (paths, { start = false, daemonEnv = {}, pip
     }
   } catch (err) {
     if (err instanceof SupError) throw err
-    if (NO_ACCESS.has(/** @type {NodeJS.ErrnoException} */ (err).code ?? '')) throw new SupError('SUP_ERR_DAEMON_ACCESS_DENIED', { home: paths.home })
-    if (!NOT_RUNNING.has(/** @type {NodeJS.ErrnoException} */ (err).code ?? '')) throw err
+    if (SOCKET_NO_ACCESS.has(/** @type {NodeJS.ErrnoException} */ (err).code ?? '')) throw new SupError('SUP_ERR_DAEMON_ACCESS_DENIED', { home: paths.home })
+    if (!SOCKET_NOT_LISTENING.has(/** @type {NodeJS.ErrnoException} */ (err).code ?? '')) throw err
     if (!start) throw new SupError('SUP_ERR_DAEMON_UNREACHABLE', { home: paths.home })
     await startDaemon(paths, daemonEnv)
     conn = await connectWithRetry(paths.socket)
@@ -75,7 +65,7 @@ async function connectWithRetry (socketPath) {
     try {
       return await connect(socketPath)
     } catch (err) {
-      if (Date.now() > deadline || !NOT_RUNNING.has(/** @type {NodeJS.ErrnoException} */ (err).code ?? '')) throw err
+      if (Date.now() > deadline || !SOCKET_NOT_LISTENING.has(/** @type {NodeJS.ErrnoException} */ (err).code ?? '')) throw err
       await new Promise((resolve) => setTimeout(resolve, delay))
     }
   }

@@ -6,8 +6,7 @@
 import { connect } from 'node:net'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import { SupError } from '../../ipc/errors.js'
-import { NOT_RUNNING } from '../daemon.js'
+import { SOCKET_NO_ACCESS, SOCKET_NOT_LISTENING, SupError } from '../../ipc/errors.js'
 import { resolvePaths } from '../../ipc/paths.js'
 import { ensureHome, verifySocket } from '../../ipc/safe-fs.js'
 
@@ -37,8 +36,8 @@ function openSocket (own) {
   return new Promise((resolve, reject) => {
     const fail = (/** @type {NodeJS.ErrnoException} */ err) => {
       if (err instanceof SupError) return reject(err)
-      if (err.code === 'EACCES' || err.code === 'EPERM') return reject(new SupError('SUP_ERR_DAEMON_ACCESS_DENIED', { home: own.home }))
-      if (NOT_RUNNING.has(err.code ?? '')) return reject(new SupError('SUP_ERR_DAEMON_UNREACHABLE', { home: own.home }))
+      if (SOCKET_NO_ACCESS.has(err.code ?? '')) return reject(new SupError('SUP_ERR_DAEMON_ACCESS_DENIED', { home: own.home }))
+      if (SOCKET_NOT_LISTENING.has(err.code ?? '')) return reject(new SupError('SUP_ERR_DAEMON_UNREACHABLE', { home: own.home }))
       reject(err)
     }
     try {
