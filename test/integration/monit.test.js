@@ -88,28 +88,35 @@ const appsShown = (screen) => screen.split('\n').map((l) => /^│[▸▾] (\S+) 
  * @param {string} size
  */
 async function readHelp (term, size) {
-  let seen = await term.waitFor((s) => s.includes('─ keys '), { what: `the help in ${size}` })
+  let seen = await term.waitFor((s) => helpBox(s) !== null, { what: `the help in ${size}` })
   let all = seen
   while (!seen.includes('l used to reload') && !/l +used to reload/.test(seen)) {
     const before = helpBox(seen)
     await term.keys('NPage')
     // The next page is the help box changed: the list behind it redraws its figures too, and a
     // screen changed only there, read as the next page, made the loop skip one.
-    seen = await term.waitFor((s) => s.includes('─ keys ') && helpBox(s) !== before, { what: `the next page of the help in ${size}` })
+    seen = await term.waitFor((s) => helpBox(s) !== null && helpBox(s) !== before, { what: `the next page of the help in ${size}` })
     all += seen
   }
   return all
 }
 
-/** The text inside the help's box, from its top line down. @param {string} screen */
+/**
+ * The help's box, top border to bottom border, or null until a whole one is on the screen: a
+ * screen read while monit redraws can hold a page's top half over the frame before it (CI,
+ * Node 22, load 5: the page with Ctrl-r read half drawn, then paged past).
+ * @param {string} screen
+ */
 function helpBox (screen) {
   const lines = screen.split('\n')
-  const top = lines.findIndex((l) => l.includes('─ keys '))
-  if (top < 0) return ''
+  const top = lines.findIndex((l) => l.includes('┌─ keys'))
+  if (top < 0) return null
   const start = lines[top].indexOf('┌─ keys')
   const end = lines[top].indexOf('┐', start)
-  if (start < 0 || end < 0) return screen
-  return lines.slice(top).map((l) => l.slice(start, end + 1)).join('\n')
+  if (end < 0) return null
+  const box = lines.slice(top).map((l) => l.slice(start, end + 1))
+  const bottom = box.findIndex((l) => l.length === end + 1 - start && l.startsWith('└') && l.endsWith('┘'))
+  return bottom < 0 ? null : box.slice(0, bottom + 1).join('\n')
 }
 
 /** Every line fits the terminal. @param {string} screen @param {number} width */
