@@ -164,12 +164,12 @@ export class SupError extends Error {
 
 /**
  * The errno of a failed connect to a daemon's socket that means nobody listens there (it maps
- * to SUP_ERR_DAEMON_UNREACHABLE). ECONNRESET before the handshake is a daemon that died as we
- * connected: a SIGKILLed daemon's listening socket stays open until its last thread has exited,
- * tens of ms after its pid looks dead, and resets the connections that waited in its backlog
- * (ipc/process-status.js).
+ * to SUP_ERR_DAEMON_UNREACHABLE). ECONNRESET or EPIPE before the handshake is a daemon that died
+ * as we connected: a SIGKILLed daemon's listening socket stays open until its last thread has
+ * exited, tens of ms after its pid looks dead, and resets the connections that waited in its
+ * backlog (ipc/process-status.js); our first write then meets EPIPE, or the read ECONNRESET.
  */
-export const SOCKET_NOT_LISTENING = new Set(['ENOENT', 'ECONNREFUSED', 'ENOTSOCK', 'ECONNRESET'])
+export const SOCKET_NOT_LISTENING = new Set(['ENOENT', 'ECONNREFUSED', 'ENOTSOCK', 'ECONNRESET', 'EPIPE'])
 /** The errno that means the socket is there but not ours to use, its mode or its folder's (SUP_ERR_DAEMON_ACCESS_DENIED). */
 export const SOCKET_NO_ACCESS = new Set(['EACCES', 'EPERM'])
 
