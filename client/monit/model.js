@@ -57,6 +57,13 @@ export class MonitModel {
     this.expanded = new Set()
     /** @type {{ kind: 'app', name: string } | { kind: 'worker', id: number } | null} name: the app's key (appKey) */
     this.selection = null
+    /**
+     * Whether the operator has moved the selection. Until then it is the top line, whatever came
+     * first: monit subscribes before it lists, and a crash-looping app's state that arrives in
+     * between must not leave that app selected under a list that starts with another (CI, Node 24:
+     * `+` asked to scale the third app).
+     */
+    this.chosen = false
     /** @type {Map<string, import('../../ipc/events.js').SupEvent[]>} app → its recent crashes, oldest first */
     this.crashes = new Map()
     /** The clock crashes are counted against (tests set it). */
@@ -83,6 +90,7 @@ export class MonitModel {
    */
   setSort (key) {
     this.sort = this.sort.key === key ? { key, reverse: !this.sort.reverse } : { key, reverse: false }
+    this.keepSelection()
   }
 
   /** Whether a sort column is descending now (the header's arrow). */
@@ -284,6 +292,7 @@ export class MonitModel {
     if (lines.length === 0) return
     const i = Math.min(lines.length - 1, Math.max(0, this.selectedIndex() + delta))
     this.select(lines[i])
+    this.chosen = true
   }
 
   /** @param {'first' | 'last'} end */
@@ -299,6 +308,7 @@ export class MonitModel {
     if (this.expanded.has(key)) this.expanded.delete(key)
     else this.expanded.add(key)
     this.selection = { kind: 'app', name: key }
+    this.chosen = true
   }
 
   /** @param {Line} line */
@@ -306,9 +316,14 @@ export class MonitModel {
     this.selection = line.kind === 'app' ? { kind: 'app', name: line.key } : { kind: 'worker', id: line.worker.id }
   }
 
-  /** After workers come and go, keep a selection that still exists. */
+  /** After workers come and go, keep a selection that still exists (the top line until the operator moves). */
   keepSelection () {
     const lines = this.lines()
+    if (!this.chosen) {
+      this.selection = null
+      if (lines.length > 0) this.select(lines[0])
+      return
+    }
     const sel = this.selection
     const exists = sel !== null && lines.some((l) => sel.kind === 'app' ? l.kind === 'app' && l.key === sel.name : l.kind === 'worker' && l.worker.id === sel.id)
     if (exists) return

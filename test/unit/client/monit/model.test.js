@@ -27,6 +27,23 @@ describe('MonitModel', () => {
     assert.deepEqual(model.selected()?.target, 'api')
   })
 
+  test('the top line stays selected until the operator moves, whichever app was heard of first', () => {
+    const model = new MonitModel()
+    // monit subscribes, then lists: a crash-looping app's state can come first.
+    model.applyState(row(2, 'jobs'))
+    assert.equal(model.selected()?.app, 'jobs')
+    model.setWorkers([row(0, 'api'), row(1, 'api'), row(2, 'jobs')])
+    assert.equal(model.selected()?.app, 'api')
+    model.setSort('name')
+    model.setSort('name')
+    assert.equal(model.selected()?.app, 'jobs', 'the top line after a sort')
+    model.move(1)
+    model.setSort('name')
+    assert.equal(model.selected()?.app, 'api', 'once moved, the selection stays with its app')
+    model.applyState(row(3, 'cron'))
+    assert.equal(model.selected()?.app, 'api')
+  })
+
   test('Enter expands the selected app; moving then selects its workers', () => {
     const model = twoApps()
     model.toggle()
