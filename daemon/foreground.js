@@ -4,7 +4,6 @@
 // against it) without dump.json; app lines go to stdout/stderr prefixed with the app, sup's
 // own lines to stderr. SIGTERM/SIGINT stop everything gracefully and exit 0; an errored app
 // (crash loop) stops everything and exits 1, so the orchestrator's restart policy takes over.
-import { closeSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { resolvePaths } from '../ipc/paths.js'
 import { APPEND_FLAGS, ensureHome, openOwnFileSync } from '../ipc/safe-fs.js'
@@ -45,7 +44,12 @@ export async function runForeground ({ configs, json, env, out, err, noInit }) {
   }
   /** @type {typeof import('pino').default} */
   const pino = createRequire(import.meta.url)('pino')
-  const logger = pino({ base: { pid: process.pid } }, pino.destination({ fd: logFd, sync: false }))
+  // Synchronous, as the detached daemon's, and its fd is never closed here: pino flushes it
+  // from process.exit, and sonic-boom 4's flushSync retries a write that fails for any reason
+  // (EBADF included) every 100 ms forever. A line still buffered when this closed the fd
+  // hung sup-runtime at exit (CI, Node 20, once in ~200 runs; gdb: Atomics.wait in
+  // sonic-boom's sleep, from flushSync, from pino's exit handler).
+  const logger = pino({ base: { pid: process.pid } }, pino.destination({ fd: logFd, sync: true }))
 
   /** @type {(code: number) => void} */
   let finish = () => {}
@@ -65,7 +69,6 @@ export async function runForeground ({ configs, json, env, out, err, noInit }) {
   try {
     daemon = await openDaemon({ env, logger, persist: false, onKill: (reason) => stop(reason, 0) })
   } catch (error) {
-    closeSync(logFd)
     const supErr = toSupError(error)
     say('error', supErr.message, supErr.code)
     return 1
@@ -104,7 +107,6 @@ export async function runForeground ({ configs, json, env, out, err, noInit }) {
   verdict.arm()
   const code = await finished
   say('info', `stopped; exiting ${code}`)
-  closeSync(logFd)
   return code
 }
 

@@ -9,7 +9,7 @@ import { test } from 'node:test'
 import { APPS, ROOT, freePort, httpGet, isAlive, useSupHome, waitForExit } from '../helpers/sup.js'
 import { killEverythingOf, pidsRunning } from '../helpers/procs.js'
 import { waitForHttp } from '../helpers/under-load.js'
-import { waitFor, waitForEvent } from '../helpers/wait.js'
+import { waitFor, waitForEvent, within } from '../helpers/wait.js'
 
 const RUNTIME = join(ROOT, 'bin', 'sup-runtime.js')
 
@@ -59,7 +59,13 @@ function startRuntime (t, home, args, { env = {}, command = [] } = {}) {
     })
     return line
   }
-  return { child, lines, waitForLine, /** @type {Promise<{ code: number | null, signal: string | null }>} */ exited }
+  /**
+   * Its exit, within a deadline: a runtime that never exits fails the test with its output
+   * instead of holding the whole run (it did once: see daemon/foreground.js on its log's fd).
+   * @returns {Promise<{ code: number | null, signal: string | null }>}
+   */
+  const exit = () => within(exited, { what: 'sup-runtime to exit', timeout: 30_000, show: () => `\n${lines.out.join('\n')}\n---\n${lines.err.join('\n')}` })
+  return { child, lines, waitForLine, exit }
 }
 
 test('sup-runtime runs apps in the foreground: prefixed logs, the CLI works against it, SIGTERM exits 0 and leaves nothing', async (t) => {
@@ -88,7 +94,7 @@ test('sup-runtime runs apps in the foreground: prefixed logs, the CLI works agai
 
   const pids = reloaded.map((r) => /** @type {number} */ (r.pid))
   rt.child.kill('SIGTERM')
-  assert.deepEqual(await rt.exited, { code: 0, signal: null })
+  assert.deepEqual(await rt.exit(), { code: 0, signal: null })
   await waitForExit(pids)
   assert.deepEqual(pidsRunning(home.home, 'http-server.js'), [])
   assert.match(rt.lines.err.join('\n'), /sup-runtime \| SIGTERM: stopping every app\n(.*\n)*sup-runtime \| stopped; exiting 0$/)
@@ -114,14 +120,14 @@ test('sup-runtime --json: one JSON object per line; fork apps; forwarded signals
   const [row] = await home.ls()
   assert.equal(row.mode, 'fork')
   rt.child.kill('SIGINT')
-  assert.deepEqual(await rt.exited, { code: 0, signal: null })
+  assert.deepEqual(await rt.exit(), { code: 0, signal: null })
   await waitForExit([Number(row.pid)])
 })
 
 test('sup-runtime exits non-zero when an app crash-loops, and leaves nothing running', async (t) => {
   const home = useSupHome(t)
   const rt = startRuntime(t, home, [join(APPS, 'crash-on-boot.js'), '--max-restarts', '2', '--restart-delay', '10'])
-  const { code } = await rt.exited
+  const { code } = await rt.exit()
   assert.equal(code, 1)
   assert.match(rt.lines.err.join('\n'), /crash-on-boot\[0\] errored: 3 exits in a row within min_uptime, last with code 3/)
   assert.match(rt.lines.err.join('\n'), /sup-runtime \| crash-on-boot\[0\] errored \(a crash loop\): sup-runtime stops every app and exits 1/)
@@ -133,12 +139,12 @@ test('sup-runtime exits non-zero when an app crash-loops, and leaves nothing run
 test('sup-runtime ends with its apps: a job that exits 0 gives 0, one that fails gives 1', async (t) => {
   const home = useSupHome(t)
   const ok = startRuntime(t, home, [join(APPS, 'crash-on-boot.js'), '--no-autorestart', '--stop-exit-codes', '3'])
-  assert.equal((await ok.exited).code, 0, ok.lines.err.join('\n'))
+  assert.equal((await ok.exit()).code, 0, ok.lines.err.join('\n'))
   const failing = startRuntime(t, home, [join(APPS, 'crash-on-boot.js'), '--no-autorestart'])
-  assert.equal((await failing.exited).code, 1)
+  assert.equal((await failing.exit()).code, 1)
   assert.match(failing.lines.err.join('\n'), /every app has stopped, and crash-on-boot\[0\] failed: sup-runtime exits 1/)
   const usage = startRuntime(t, home, [join(APPS, 'no-such-app.js')])
-  assert.equal((await usage.exited).code, 1)
+  assert.equal((await usage.exit()).code, 1)
   assert.match(usage.lines.err[0], /^sup-runtime: script ".*no-such-app\.js" not found/)
 })
 
@@ -198,7 +204,7 @@ async function orphansUnderPid1 (t, command, env, zombies) {
   assert.ok(found, 'the namespace has a PID 1')
   const pid1 = { ...found, argv0: readFileSync(`/proc/${found.pid}/cmdline`, 'utf8').split('\0')[0] }
   process.kill(pid1.pid, 'SIGTERM')
-  assert.equal((await rt.exited).code, 0, rt.lines.err.join('\n'))
+  assert.equal((await rt.exit()).code, 0, rt.lines.err.join('\n'))
   assert.deepEqual(tree(), [], 'nothing left in the namespace')
   assert.deepEqual(pidsRunning(home.home, 'orphaner.sh'), [])
   return { rt, pid1 }
@@ -235,7 +241,7 @@ test('sup-runtime as PID 1 (a PID namespace) without an init (SUP_RUNTIME_INIT=n
   const inner = pidsRunning(home.home, RUNTIME).find((pid) => pid !== rt.child.pid)
   assert.ok(inner, 'the runtime is visible from outside the namespace')
   process.kill(inner, 'SIGTERM')
-  assert.equal((await rt.exited).code, 0)
+  assert.equal((await rt.exit()).code, 0)
   assert.equal(isAlive(inner), false)
   assert.deepEqual(pidsRunning(home.home, 'signal-logger.js'), [])
 })
