@@ -76,7 +76,7 @@ export async function openDaemon ({ env, argv = [], logger, persist, onKill, reo
     logsDir: paths.logs,
     logger,
     // Every worker's env takes its app's `sup set` values, read at each start.
-    effects: realEffects({ balance, settings: (name) => settings.of(name), cgroups }),
+    effects: realEffects({ balance, settings: (name) => settings.of(name), cgroups, warn: (message) => logger.warn(message) }),
     // Log lines are cut and decoded one by one only while someone follows them: a subscriber
     // on the socket, or a listener in this process (sup-runtime prints every line).
     linesWanted: () => serving === null || serving.wants('log') || supervisor.listeners('log').some((listener) => listener !== publishLog),

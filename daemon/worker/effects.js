@@ -11,6 +11,7 @@ import adapterRelay from '../relay/adapter-relay.cjs'
 import { checkFor } from './checks.js'
 import { preflight } from '../preflight.js'
 import { runtimeResolver } from '../node-runtime/resolve.js'
+import { LogPipes } from '../logs/log-pipe.js'
 
 /**
  * @typedef {{ setTimeout: (fn: () => void, ms: number) => any, clearTimeout: (timer: any) => void }} Timers
@@ -60,14 +61,15 @@ export function monotonicNow () {
  * sticky and least-conn apps, the relay between its apps' workers, the process table's shared
  * scans and the setpriv it finds live in it, so two daemons in one process (tests) share none
  * of them.
- * @param {{ balance?: import('../../ipc/balance.js').Balance, settings?: (name: string) => Record<string, string>, cgroups?: import('../cgroups/cgroups.js').Cgroups | null }} [options]
+ * @param {{ balance?: import('../../ipc/balance.js').Balance, settings?: (name: string) => Record<string, string>, cgroups?: import('../cgroups/cgroups.js').Cgroups | null, warn?: (message: string) => void }} [options]
  *   balance: how cluster workers get their connections; Node freezes the policy at the first
- *   fork, so it is set here, before any (docs/architecture.md#balancing); left as it is when not given
+ *   fork, so it is set here, before any (docs/architecture.md#balancing); left as it is when not given;
+ *   warn: for the daemon's log (workers' output through socket pairs when no pipe can be made)
  * @returns {Effects}
  */
-export function realEffects ({ balance, settings, cgroups = null } = {}) {
+export function realEffects ({ balance, settings, cgroups = null, warn = () => {} } = {}) {
   if (balance) cluster.schedulingPolicy = balance === 'os' ? cluster.SCHED_NONE : cluster.SCHED_RR
-  const spawning = { primaries: new Primaries(), parentDeath: new ParentDeathSignal(), router: new Router(), relay: adapterRelay.createAdapterRelay() }
+  const spawning = { primaries: new Primaries(), parentDeath: new ParentDeathSignal(), router: new Router(), relay: adapterRelay.createAdapterRelay(), pipes: new LogPipes({ warn }) }
   const runtime = runtimeResolver()
   return Object.freeze({
     spawn: (config, env, sockets, runtime) => intoCgroup(cgroups, config, spawnWorker(spawning, config, env, sockets, runtime, cgroups?.enabled)),
@@ -76,7 +78,7 @@ export function realEffects ({ balance, settings, cgroups = null } = {}) {
     balance: () => cluster.schedulingPolicy === cluster.SCHED_RR ? 'rr' : 'os',
     check: checkFor,
     prepare: async (config, env) => {
-      await Promise.all([runtime.prepare(config, env), spawning.parentDeath.ready()])
+      await Promise.all([runtime.prepare(config, env), spawning.parentDeath.ready(), spawning.pipes.reserve(config.instances)])
     },
     // Limits the daemon cannot enforce refuse the app as a missing script does.
     preflight: (config, env) => {

@@ -3,6 +3,7 @@
 // user's script is the worker's real entry point) or fork mode (child_process.spawn, argv as
 // an array, never a shell). Both come back as the same small handle.
 import { execFile, spawn } from 'node:child_process'
+import { closeSync } from 'node:fs'
 import { access, constants } from 'node:fs/promises'
 import cluster from 'node:cluster'
 import { EventEmitter } from 'node:events'
@@ -78,6 +79,7 @@ export function replacingEnv (env) {
  * @property {import('../node-runtime/primaries.js').Primaries} primaries the daemon's primaries on other nodes
  * @property {ParentDeathSignal} parentDeath
  * @property {import('../balance/router.js').Router} router the daemon's router (sticky, least-conn apps)
+ * @property {import('../logs/log-pipe.js').LogPipes} [pipes] makes the workers' stdout and stderr pipes (none: socket pairs)
  * @property {import('../relay/adapter-relay.cjs').AdapterRelay} relay @socket.io/cluster-adapter's messages between an app's workers
  */
 
@@ -91,13 +93,13 @@ export function replacingEnv (env) {
  *   cluster mode: agent/gate.cjs; a worker on another node's primary is not gated)
  * @returns {SpawnedWorker}
  */
-export function spawnWorker ({ primaries, parentDeath, router, relay }, config, env, sockets = null, runtime = null, gated = false) {
+export function spawnWorker ({ primaries, parentDeath, router, relay, pipes }, config, env, sockets = null, runtime = null, gated = false) {
   // Another user (uid/gid): refused here too, for a config that never went through app.start.
   const runAs = resolveRunAs(config)
   const ids = runAs ? { uid: runAs.uid, gid: runAs.gid } : {}
   const workerEnv = runAs ? envFor(env, runAs, config.env) : env
-  if (config.exec_mode !== 'cluster') return spawnForkWorker(config, workerEnv, sockets, runtime, ids, parentDeath, gated)
-  if (runtime === null || runtime.own) return forkClusterWorker(config, workerEnv, ids, router, relay, gated)
+  if (config.exec_mode !== 'cluster') return withPipes(pipes, (output) => spawnForkWorker(config, workerEnv, sockets, runtime, ids, parentDeath, gated, output))
+  if (runtime === null || runtime.own) return withPipes(pipes, (output) => forkClusterWorker(config, workerEnv, ids, router, relay, gated, output))
   // The router lives in the daemon, and Node's cluster on the other node hands out connections itself.
   if (routesConnections(config)) throw new SupError('SUP_ERR_CONFIG_ROUTING_RUNTIME', { name: config.name, runtime: runtime.path, daemon: process.execPath })
   // Another node: its own primary forks the worker (daemon/node-runtime/primary.cjs), and
@@ -107,15 +109,40 @@ export function spawnWorker ({ primaries, parentDeath, router, relay }, config, 
 }
 
 /**
+ * The worker's stdout and stderr: pipes when they can be made (logs/log-pipe.js), given to the
+ * spawn as fds; the daemon's copies of the write ends are closed once it has run, and the
+ * read ends too if it threw.
+ * @param {import('../logs/log-pipe.js').LogPipes | undefined} pipes
+ * @param {(output: import('../logs/log-pipe.js').LogPipePair | null) => SpawnedWorker} start
+ * @returns {SpawnedWorker}
+ */
+function withPipes (pipes, start) {
+  const output = pipes?.take() ?? null
+  try {
+    return start(output)
+  } catch (error) {
+    output?.out.readable.destroy()
+    output?.err.readable.destroy()
+    throw error
+  } finally {
+    if (output) {
+      closeSync(output.out.write)
+      closeSync(output.err.write)
+    }
+  }
+}
+
+/**
  * @param {import('../../ipc/app-config.js').AppConfig} config
  * @param {Record<string, string>} env
  * @param {{ uid?: number, gid?: number }} ids another user's (uid/gid), or none
  * @param {import('../balance/router.js').Router} router
  * @param {import('../relay/adapter-relay.cjs').AdapterRelay} relay
- * @param {boolean} [gated] it waits in agent/gate.cjs for release()
+ * @param {boolean} gated it waits in agent/gate.cjs for release()
+ * @param {import('../logs/log-pipe.js').LogPipePair | null} output its stdout and stderr pipes (null: socket pairs)
  * @returns {SpawnedWorker}
  */
-function forkClusterWorker (config, env, ids, router, relay, gated = false) {
+function forkClusterWorker (config, env, ids, router, relay, gated, output) {
   const routed = routesConnections(config)
   cluster.setupPrimary({
     exec: config.script,
@@ -124,6 +151,8 @@ function forkClusterWorker (config, env, ids, router, relay, gated = false) {
     execArgv: [...(gated ? ['--require', GATE_PATH] : []), ...config.interpreter_args, '--require', AGENT_PATH],
     cwd: config.cwd,
     silent: true,
+    // Always given: cluster keeps the last fork's settings, fds included.
+    stdio: ['pipe', output?.out.write ?? 'pipe', output?.err.write ?? 'pipe', 'ipc'],
     ...ids
   })
   const marks = { ...(routed ? { SUP_AGENT_ROUTE: config.sticky ? 'sticky' : 'least-conn' } : {}), ...(gated ? { SUP_CGROUP_GATE: '1' } : {}) }
@@ -160,8 +189,8 @@ function forkClusterWorker (config, env, ids, router, relay, gated = false) {
   return {
     pid: worker.process.pid,
     ownGroup: false,
-    stdout: worker.process.stdout,
-    stderr: worker.process.stderr,
+    stdout: output?.out.readable ?? worker.process.stdout,
+    stderr: output?.err.readable ?? worker.process.stderr,
     send,
     events,
     ...(gated ? { release: () => openGate(worker.process.stdin) } : {})
@@ -176,9 +205,10 @@ function forkClusterWorker (config, env, ids, router, relay, gated = false) {
  * @param {{ uid?: number, gid?: number }} ids another user's (uid/gid), or none
  * @param {ParentDeathSignal} parentDeath
  * @param {boolean} gated
+ * @param {import('../logs/log-pipe.js').LogPipePair | null} output its stdout and stderr pipes (null: socket pairs)
  * @returns {SpawnedWorker}
  */
-function spawnForkWorker (config, env, sockets, runtime, ids, parentDeath, gated) {
+function spawnForkWorker (config, env, sockets, runtime, ids, parentDeath, gated, output) {
   const plain = buildCommand(config, runtime)
   const wrapped = parentDeath.wrap(sockets ? withListenPid(plain) : plain)
   const { command, args, node } = gated ? withGate(wrapped, env) : wrapped
@@ -189,7 +219,7 @@ function spawnForkWorker (config, env, sockets, runtime, ids, parentDeath, gated
   const child = spawn(command, args, {
     cwd: config.cwd,
     env: { ...env, ...listenEnv },
-    stdio: [gated ? 'pipe' : 'ignore', 'pipe', 'pipe', ...inherited, ...(node ? /** @type {const} */ (['ipc']) : [])],
+    stdio: [gated ? 'pipe' : 'ignore', output?.out.write ?? 'pipe', output?.err.write ?? 'pipe', ...inherited, ...(node ? /** @type {const} */ (['ipc']) : [])],
     // Its own process group, so the whole tree can be signalled at once.
     detached: true,
     ...ids,
@@ -211,8 +241,8 @@ function spawnForkWorker (config, env, sockets, runtime, ids, parentDeath, gated
   return {
     pid: child.pid,
     ownGroup: true,
-    stdout: child.stdout,
-    stderr: child.stderr,
+    stdout: output?.out.readable ?? child.stdout,
+    stderr: output?.err.readable ?? child.stderr,
     send: (message) => { if (child.connected) child.send(/** @type {any} */ (message), undefined, {}, () => {}) },
     events,
     ...(gated ? { release: () => openGate(child.stdin) } : {})

@@ -1,7 +1,7 @@
 // @ts-check
 import assert from 'node:assert/strict'
 import { execFileSync, spawn } from 'node:child_process'
-import { closeSync, constants, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { closeSync, constants, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { Agent, request } from 'node:http'
@@ -25,6 +25,19 @@ function readRotated (dir, stem) {
     files[name] = text.split('\n').slice(0, -1)
   }
   return files
+}
+
+/**
+ * The workers' stdout and stderr are pipes the daemon made (FIFOs, unlinked), not socket pairs:
+ * a pipe holds more lines between two reads of the daemon (daemon/logs/log-pipe.js).
+ * @param {ReturnType<typeof useSupHome>} home
+ * @param {number} workers
+ */
+async function outputOnPipes (home, workers) {
+  const rows = await waitForRows(home, (rs) => rs.length === workers && rs.every((r) => r.status === 'online'), { what: `${workers} workers online` })
+  for (const { pid } of rows) {
+    for (const fd of [1, 2]) assert.equal(statSync(`/proc/${pid}/fd/${fd}`).isFIFO(), true, `worker ${pid}'s fd ${fd} is a pipe`)
+  }
 }
 
 test('200,000 lines from 4 workers through many rotations: each line in exactly one file, none torn', async (t) => {
@@ -128,6 +141,7 @@ test('a line per request from 2 workers under keep-alive load: every line in the
     return subscribed
   }, { what: 'sup logs to print a warm-up line', interval: 200 })
   assert.equal(await keepAliveLoad(port, total, 32), total)
+  await outputOnPipes(home, 2)
   await within(followedAll, { what: 'sup logs to print every line', timeout: 20_000, show: () => `${followed} of ${total}` })
   assert.equal(followed, total, 'sup logs printed every line')
   // Stopping the daemon writes what is queued and closes the files.
@@ -171,6 +185,7 @@ test('sup kill right after a request-logging load: the lines still in the worker
   const start = await home.sup(['start', join(APPS, 'request-log.js'), '--name', 'reqlog'], { env: { PORT: String(port) } })
   assert.equal(start.code, 0, start.stderr)
   assert.equal(await keepAliveLoad(port, total, 16), total)
+  await outputOnPipes(home, 1)
   // At once: the last lines wait in the socket for the daemon's next read.
   assert.equal((await home.sup(['kill'])).code, 0)
   const lines = readFileSync(join(home.paths.logs, 'reqlog-out.log'), 'utf8').split('\n').slice(0, -1)
