@@ -4,15 +4,18 @@
 // daemon's own log path (LogSink: batched reads, the ring, writev to the files) fed by child
 // processes that each write a ~230-byte line at a steady rate, against the same reads without
 // the files, without the ring and the files, and against the floor of any reader woken that
-// often: a timer that does nothing, firing as often as the log path read. Rounds alternate between the ways
-// (the machine's noise is large); CPU is this process's (process.cpuUsage), the writers' not.
+// often: a timer that does nothing, firing as often as the log path read. Each way with the
+// writers on pipes (what workers get, daemon/logs/log-pipe.js) and on socket pairs (what Node
+// gives, and workers had before). Rounds alternate between the ways (the machine's noise is
+// large); CPU is this process's (process.cpuUsage), the writers' not.
 //   node test/bench/log-path.js [--rate 10000] [--writers 2] [--seconds 5] [--rounds 4]
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { closeSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { LogPipes } from '../../daemon/logs/log-pipe.js'
 import { LogSink } from '../../daemon/logs/sink.js'
 import { appConfig } from '../helpers/fake-effects.js'
 
@@ -44,21 +47,37 @@ const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length 
 
 /**
  * Feed `writers` writers into a LogSink for `seconds`; the CPU it took and how often it read.
- * @param {{ ring: boolean, files: boolean }} keep
+ * @param {{ ring: boolean, files: boolean, pipes: boolean }} keep
  */
 async function logPath (keep) {
   const dir = mkdtempSync(join(tmpdir(), 'sup-bench-log-path-'))
   const sink = new LogSink({ config: appConfig({ name: 'web' }), logsDir: dir, logger: quiet, linesWanted: () => false })
   if (!keep.ring) sink.ring.pushLines = () => {}
   if (!keep.files) sink.writeChunk = (paths, source, buf) => { if (keep.ring) sink.ring.pushLines({ time: 0, app: 'web', ...source }, buf); return true }
-  const children = Array.from({ length: writers }, () => spawn(process.execPath, ['-e', WRITER, String(rate), String(seconds)], { stdio: ['ignore', 'pipe', 'inherit'] }))
+  const pipes = new LogPipes()
+  if (keep.pipes) await pipes.reserve(writers)
+  /** @type {import('node:stream').Readable[]} */
+  const streams = []
+  const children = Array.from({ length: writers }, () => {
+    const pair = keep.pipes ? pipes.take() : null
+    if (keep.pipes && !pair) throw new Error('log-path: no pipe could be made')
+    const child = spawn(process.execPath, ['-e', WRITER, String(rate), String(seconds)], { stdio: ['ignore', pair?.out.write ?? 'pipe', 'inherit'] })
+    if (pair) {
+      closeSync(pair.out.write)
+      closeSync(pair.err.write)
+      pair.err.readable.destroy()
+    }
+    streams.push(pair?.out.readable ?? /** @type {import('node:stream').Readable} */ (child.stdout))
+    return child
+  })
+  pipes.close()
   let reads = 0
-  children.forEach((child, i) => {
-    child.stdout.on('data', () => { reads++ })
-    sink.attach(child.stdout, { id: i, instance: i, stream: 'out' })
+  streams.forEach((stream, i) => {
+    stream.on('data', () => { reads++ })
+    sink.attach(stream, { id: i, instance: i, stream: 'out' })
   })
   const before = process.cpuUsage()
-  await Promise.all(children.map((child) => once(child, 'close')))
+  await Promise.all([...children.map((child) => once(child, 'exit')), ...streams.map((stream) => once(stream, 'close'))])
   const cpu = process.cpuUsage(before)
   await sink.close()
   rmSync(dir, { recursive: true, force: true })
@@ -83,14 +102,26 @@ async function idleWakeups (wakeups) {
 
 const lines = rate * writers * seconds
 /** @type {Record<string, Array<{ cpuMs: number, reads: number }>>} */
-const results = { 'log path (ring + files)': [], 'reads + ring (no files)': [], 'reads only (no ring, no files)': [], 'a timer as often, doing nothing': [] }
+const results = {
+  'pipes: log path (ring + files)': [],
+  'pipes: reads only': [],
+  'pipes: a timer as often, doing nothing': [],
+  'socket pairs: log path (ring + files)': [],
+  'socket pairs: reads + ring (no files)': [],
+  'socket pairs: reads only': [],
+  'socket pairs: a timer as often, doing nothing': []
+}
 process.stderr.write(`log-path: ${writers} writers × ${rate} lines/s for ${seconds} s, ${values.rounds} rounds\n`)
 for (let round = 0; round < Number(values.rounds); round++) {
-  const full = await logPath({ ring: true, files: true })
-  results['log path (ring + files)'].push(full)
-  results['reads + ring (no files)'].push(await logPath({ ring: true, files: false }))
-  results['reads only (no ring, no files)'].push(await logPath({ ring: false, files: false }))
-  results['a timer as often, doing nothing'].push(await idleWakeups(full.reads))
+  const piped = await logPath({ ring: true, files: true, pipes: true })
+  results['pipes: log path (ring + files)'].push(piped)
+  results['pipes: reads only'].push(await logPath({ ring: false, files: false, pipes: true }))
+  results['pipes: a timer as often, doing nothing'].push(await idleWakeups(piped.reads))
+  const full = await logPath({ ring: true, files: true, pipes: false })
+  results['socket pairs: log path (ring + files)'].push(full)
+  results['socket pairs: reads + ring (no files)'].push(await logPath({ ring: true, files: false, pipes: false }))
+  results['socket pairs: reads only'].push(await logPath({ ring: false, files: false, pipes: false }))
+  results['socket pairs: a timer as often, doing nothing'].push(await idleWakeups(full.reads))
   process.stderr.write(`  round ${round + 1} done\n`)
 }
 process.stdout.write(`| way | CPU, median of ${values.rounds} (ms) | % of a core | reads (or wake-ups) | µs a line | µs a read |\n|---|---|---|---|---|---|\n`)
