@@ -6,8 +6,15 @@ import { fstatSync, lstatSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { failedWord, readyWord } from '../ipc/daemon-handshake.js'
 import { toSupError } from '../ipc/errors.js'
+import { readListenFds } from '../ipc/listen-fds.js'
 import { resolvePaths } from '../ipc/paths.js'
 import { openDaemon, survivePanics } from './daemon.js'
+import { closeStrayFds } from './stray-fds.js'
+
+// First: what the CLI's own parent left open must not reach the workers (daemon/stray-fds.js).
+/** The IPC channel to the CLI that started us (its first word: ipc/daemon-handshake.js). */
+const channelFd = /** @type {{ channel?: { fd?: number } }} */ (/** @type {unknown} */ (process)).channel?.fd
+const strays = closeStrayFds({ keep: [...(readListenFds(process.env, process.pid)?.fds ?? []), ...(channelFd === undefined ? [] : [channelFd])] })
 
 // CommonJS dependencies are require()d: an ESM import of them starts Node's CJS export
 // lexer first, a cost every daemon start paid for nothing (docs/benchmarks.md, cold start).
@@ -28,6 +35,7 @@ const destination = isFile(1, daemonLog) ? pino.destination({ dest: daemonLog, a
 // die of its own log. SonicBoom goes on with the next line.
 destination?.on('error', () => {})
 const logger = pino({ base: { pid: process.pid } }, destination)
+if (strays.length > 0) logger.info({ fds: strays }, `closed ${strays.length} descriptor(s) inherited from the process that started sup, so that no worker inherits them`)
 /** @type {import('./daemon.js').Daemon | null} */
 let daemon = null
 const stop = async (/** @type {string} */ reason) => {

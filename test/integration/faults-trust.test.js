@@ -4,8 +4,9 @@
 // says the fix, and nothing of B's runs as A, hears from A, or is written through by A.
 // Run as root, which plays A and B with setpriv; elsewhere the cases are skipped.
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
-import { chmodSync, chownSync, existsSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { execFile, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { chmodSync, chownSync, closeSync, existsSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -305,4 +306,29 @@ test('a root daemon writes pid_file and SUP_PID_FILE through random temp names, 
   assert.ok(lstatSync(out).isSymbolicLink())
 
   assert.equal(readFileSync(victim, 'utf8'), 'root:x:0:0\n', 'the root-owned file the links name is untouched')
+})
+
+test('a file root\'s shell had open when it ran sup start: the daemon closes it, and no worker (nobody\'s included) inherits it', { skip: !IS_ROOT && 'needs root: the case is a root daemon running a worker as another user' }, async (t) => {
+  const dir = sharedDir(t)
+  const secret = join(dir, 'secret')
+  writeFileSync(secret, 'root only\n', { mode: 0o600 })
+  const home = useSupHome(t)
+  // The CLI inherits the secret as its fd 30, not close-on-exec, as a shell's `exec 30<secret`
+  // leaves it (Node passes such descriptors on from 10 up).
+  const fd = openSync(secret, 'r')
+  t.after(() => closeSync(fd))
+  const stdio = /** @type {Array<'ignore' | 'pipe' | number>} */ (['ignore', 'pipe', 'pipe', ...Array.from({ length: 27 }, () => 'ignore'), fd])
+  const cli = spawn(process.execPath, [SUP_BIN, 'start', join(APPS, 'stalls.js'), '--name', 'app', '--uid', String(A)], { env: { ...process.env, SUP_HOME: home.home }, stdio })
+  let stderr = ''
+  cli.stderr?.setEncoding('utf8').on('data', (text) => { stderr += text })
+  cli.stdout?.resume()
+  const [code] = await once(cli, 'exit')
+  assert.equal(code, 0, stderr)
+  const [row] = await waitForRows(home, (rows) => rows[0]?.status === 'online', { what: 'the app online' })
+  const daemonPid = Number(readFileSync(home.paths.pidFile, 'utf8'))
+  /** @param {number} pid */
+  const holders = (pid) => readdirSync(`/proc/${pid}/fd`).filter((entry) => { try { return readlinkSync(`/proc/${pid}/fd/${entry}`) === secret } catch { return false } })
+  assert.deepEqual(holders(/** @type {number} */ (row.pid)), [], 'the worker (uid nobody) holds no descriptor of the secret')
+  assert.deepEqual(holders(daemonPid), [], 'nor does the daemon')
+  assert.match(readFileSync(home.paths.daemonLog, 'utf8'), /"fds":\[[^\]]*\b30\b[^\]]*\],"msg":"closed \d+ descriptor\(s\) inherited from the process that started sup/)
 })
