@@ -8,6 +8,7 @@ import { closeSync, existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { readHandshake } from '../ipc/daemon-handshake.js'
 import { SupError } from '../ipc/errors.js'
+import { INHERITED_FDS_VAR, inheritableFds } from '../ipc/inherited-fds.js'
 import { readListenFds, withListenPid, withoutListenVars } from '../ipc/listen-fds.js'
 import { resolvePaths } from '../ipc/paths.js'
 import { APPEND_FLAGS, ensureHome, openOwnFileSync } from '../ipc/safe-fs.js'
@@ -69,6 +70,10 @@ export async function startDaemon (paths, daemonEnv = {}) {
   const plain = { command: process.execPath, args: [...DAEMON_NODE_FLAGS, DAEMON_MAIN] }
   const { command, args } = activation ? withListenPid(plain) : plain
   if (activation) Object.assign(env, { LISTEN_FDS: String(activation.fds.length), LISTEN_FDNAMES: activation.names.join(':') })
+  // What we hold without close-on-exec, the daemon inherits: it closes what we name here.
+  const strays = inheritableFds().filter((fd) => !activation?.fds.includes(fd))
+  if (strays.length > 0) env[INHERITED_FDS_VAR] = strays.join(',')
+  else delete env[INHERITED_FDS_VAR]
   const child = spawn(command, args, {
     detached: true,
     stdio: ['ignore', log, log, ...(activation?.fds ?? []), 'ipc'],

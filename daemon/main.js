@@ -6,15 +6,21 @@ import { fstatSync, lstatSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { failedWord, readyWord } from '../ipc/daemon-handshake.js'
 import { toSupError } from '../ipc/errors.js'
+import { INHERITED_FDS_VAR, parseFdList } from '../ipc/inherited-fds.js'
 import { readListenFds } from '../ipc/listen-fds.js'
 import { resolvePaths } from '../ipc/paths.js'
 import { openDaemon, survivePanics } from './daemon.js'
 import { closeStrayFds } from './stray-fds.js'
 
-// First: what the CLI's own parent left open must not reach the workers (daemon/stray-fds.js).
+// First: what the CLI's own parent left open, as the CLI names it, must not reach the workers
+// (daemon/stray-fds.js).
 /** The IPC channel to the CLI that started us (its first word: ipc/daemon-handshake.js). */
 const channelFd = /** @type {{ channel?: { fd?: number } }} */ (/** @type {unknown} */ (process)).channel?.fd
-const strays = closeStrayFds({ keep: [...(readListenFds(process.env, process.pid)?.fds ?? []), ...(channelFd === undefined ? [] : [channelFd])] })
+const strays = closeStrayFds({
+  listed: parseFdList(process.env[INHERITED_FDS_VAR]),
+  keep: [...(readListenFds(process.env, process.pid)?.fds ?? []), ...(channelFd === undefined ? [] : [channelFd])]
+})
+delete process.env[INHERITED_FDS_VAR]
 
 // CommonJS dependencies are require()d: an ESM import of them starts Node's CJS export
 // lexer first, a cost every daemon start paid for nothing (docs/benchmarks.md, cold start).

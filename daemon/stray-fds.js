@@ -1,57 +1,24 @@
 // @ts-check
-// Descriptors the detached daemon inherited without asking for them. A process passes on every
-// descriptor it holds without close-on-exec, and Node does not close them: a file root's shell
-// (or sshd, a CI agent, a deploy tool) had open when it ran `sup start` reached the daemon, and
-// from it every worker, those of other users (`uid`) included, which could then read or write
-// it (design §12). So the daemon closes, as it starts, every descriptor from 3 up that is not
-// close-on-exec: Node's own are all close-on-exec; the daemon's IPC channel to the CLI and the
-// sockets of socket activation are kept. Linux only (/proc); elsewhere nothing is done.
-// sup-runtime does not do this: what a container is started with (`--preserve-fds`) is
-// meant for its apps.
-import { closeSync, readdirSync, readFileSync } from 'node:fs'
-
-/** O_CLOEXEC as /proc/<pid>/fdinfo prints the flags (octal), on every Linux architecture. */
-const O_CLOEXEC = 0o2000000
+// Descriptors the detached daemon inherited without asking for them (ipc/inherited-fds.js): the
+// CLI that starts it names those it held in SUP_INHERITED_FDS, and the daemon closes exactly
+// those as it starts, so that no worker, those of other users (`uid`) included, inherits them
+// (design §12). Each is checked first: still open and not close-on-exec, as an inherited one
+// stays (nothing in the daemon knows of it); its IPC channel to the CLI and socket activation's
+// fds are kept. sup-runtime does not do this: what a container is started with
+// (`--preserve-fds`) is meant for its apps.
+import { closeSync } from 'node:fs'
+import { isInheritable } from '../ipc/inherited-fds.js'
 
 /**
- * The descriptors from 3 up that a child would inherit (not close-on-exec), from /proc.
- * @param {string} [proc] the process's /proc directory
+ * Close the descriptors named; returns those closed, for the daemon's log.
+ * @param {{ listed: number[], keep: Iterable<number>, proc?: string }} options
  * @returns {number[]}
  */
-export function inheritableFds (proc = '/proc/self') {
-  /** @type {string[]} */
-  let entries
-  try {
-    entries = readdirSync(`${proc}/fdinfo`)
-  } catch {
-    return []
-  }
-  const fds = []
-  for (const entry of entries) {
-    const fd = Number(entry)
-    if (!Number.isInteger(fd) || fd < 3) continue
-    let info
-    try {
-      info = readFileSync(`${proc}/fdinfo/${fd}`, 'utf8')
-    } catch {
-      continue // closed meanwhile (the readdir's own descriptor)
-    }
-    const flags = /^flags:\s+([0-7]+)$/m.exec(info)?.[1]
-    if (flags !== undefined && (parseInt(flags, 8) & O_CLOEXEC) === 0) fds.push(fd)
-  }
-  return fds.sort((a, b) => a - b)
-}
-
-/**
- * Close what was inherited by mistake; returns the descriptors closed, for the daemon's log.
- * @param {{ keep: Iterable<number> }} options keep: the IPC channel, socket activation's fds
- * @returns {number[]}
- */
-export function closeStrayFds ({ keep }) {
+export function closeStrayFds ({ listed, keep, proc = '/proc/self' }) {
   const kept = new Set(keep)
   const closed = []
-  for (const fd of inheritableFds()) {
-    if (kept.has(fd)) continue
+  for (const fd of listed) {
+    if (fd < 3 || kept.has(fd) || !isInheritable(fd, proc)) continue
     try {
       closeSync(fd)
       closed.push(fd)

@@ -4,9 +4,11 @@ import { spawnSync } from 'node:child_process'
 import { closeSync, openSync } from 'node:fs'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { inheritableFds } from '../../../daemon/stray-fds.js'
+import { inheritableFds, parseFdList } from '../../../ipc/inherited-fds.js'
 
-const MODULE = fileURLToPath(new URL('../../../daemon/stray-fds.js', import.meta.url))
+const IPC = fileURLToPath(new URL('../../../ipc/inherited-fds.js', import.meta.url))
+const DAEMON = fileURLToPath(new URL('../../../daemon/stray-fds.js', import.meta.url))
+const linux = process.platform !== 'linux' && '/proc'
 
 /**
  * Run `code` in a node child that inherits `fd` as its fd 20; its stdout, parsed.
@@ -20,36 +22,38 @@ function inChild (code, fd) {
   return JSON.parse(result.stdout)
 }
 
-test('inheritableFds: a descriptor inherited without close-on-exec is found; node\'s own are not', { skip: process.platform !== 'linux' && '/proc' }, (t) => {
+test('inheritableFds: a descriptor inherited without close-on-exec is found; one node opens is not', { skip: linux }, (t) => {
   const fd = openSync('/dev/null', 'r')
   t.after(() => closeSync(fd))
-  const seen = inChild(`import { inheritableFds } from ${JSON.stringify(MODULE)}; console.log(JSON.stringify(inheritableFds()))`, fd)
-  // Whatever else is there came from outside this test too (this process had it inheritable).
+  const code = `import { inheritableFds } from ${JSON.stringify(IPC)}; import { openSync } from 'node:fs'
+    const own = openSync('/dev/null', 'r')
+    console.log(JSON.stringify({ seen: inheritableFds(), own }))`
+  const { seen, own } = inChild(code, fd)
+  // Whatever else is there came from outside this test too (this process has it as well).
   const ours = new Set(inheritableFds())
   assert.ok(seen.includes(20), JSON.stringify(seen))
-  assert.deepEqual(seen.filter((n) => n !== 20 && !ours.has(n)), [])
+  assert.ok(!seen.includes(own))
+  assert.deepEqual(seen.filter((/** @type {number} */ n) => n !== 20 && !ours.has(n)), [])
 })
 
-test('closeStrayFds closes what was inherited, keeps what it is told to, and a child started after inherits neither', { skip: process.platform !== 'linux' && '/proc' }, (t) => {
+test('closeStrayFds closes the descriptors named that are still inherited ones; not those kept, not close-on-exec ones of its own', { skip: linux }, (t) => {
   const fd = openSync('/dev/null', 'r')
   t.after(() => closeSync(fd))
-  const code = `import { closeStrayFds, inheritableFds } from ${JSON.stringify(MODULE)}
-    import { openSync } from 'node:fs'
-    // Node opens its own close-on-exec: this one stays open and out of the list.
-    const own = openSync('/dev/null', 'r')
-    const closed = closeStrayFds({ keep: [] })
-    console.log(JSON.stringify({ closed, left: inheritableFds(), own }))`
-  const { closed, left, own } = inChild(code, fd)
-  assert.ok(closed.includes(20), JSON.stringify(closed))
-  assert.ok(!closed.includes(own))
-  assert.deepEqual(left, [])
+  const code = `import { closeStrayFds } from ${JSON.stringify(DAEMON)}; import { inheritableFds } from ${JSON.stringify(IPC)}; import { openSync } from 'node:fs'
+    const own = openSync('/dev/null', 'r') // close-on-exec: named by mistake, it stays
+    const kept = closeStrayFds({ listed: [20], keep: [20] })
+    const closed = closeStrayFds({ listed: [20, own, 2, 999], keep: [] })
+    console.log(JSON.stringify({ closed, kept, left: inheritableFds().includes(20), own }))`
+  const { closed, kept, left } = inChild(code, fd)
+  assert.deepEqual(closed, [20])
+  assert.deepEqual(kept, [])
+  assert.equal(left, false)
 })
 
-test('closeStrayFds keeps the descriptors it is told to (the IPC channel, socket activation\'s)', { skip: process.platform !== 'linux' && '/proc' }, (t) => {
-  const fd = openSync('/dev/null', 'r')
-  t.after(() => closeSync(fd))
-  const code = `import { closeStrayFds, inheritableFds } from ${JSON.stringify(MODULE)}
-    closeStrayFds({ keep: [20] })
-    console.log(JSON.stringify(inheritableFds()))`
-  assert.deepEqual(inChild(code, fd), [20])
+test('parseFdList: numbers from 3 up, or nothing', () => {
+  assert.deepEqual(parseFdList('30,251'), [30, 251])
+  assert.deepEqual(parseFdList(undefined), [])
+  assert.deepEqual(parseFdList('1,2,3'), [3])
+  assert.deepEqual(parseFdList('3; rm -rf /'), [])
+  assert.deepEqual(parseFdList(''), [])
 })
