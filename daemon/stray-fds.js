@@ -11,14 +11,14 @@ import { isInheritable } from '../ipc/inherited-fds.js'
 
 /**
  * Close the descriptors named; returns those closed, for the daemon's log.
- * @param {{ listed: number[], keep: Iterable<number>, proc?: string }} options
+ * @param {{ listed: number[], keep: Iterable<number> }} options
  * @returns {number[]}
  */
-export function closeStrayFds ({ listed, keep, proc = '/proc/self' }) {
+export function closeStrayFds ({ listed, keep }) {
   const kept = new Set(keep)
   const closed = []
   for (const fd of listed) {
-    if (fd < 3 || kept.has(fd) || !isInheritable(fd, proc)) continue
+    if (fd < 3 || kept.has(fd) || !isInheritable(fd)) continue
     try {
       closeSync(fd)
       closed.push(fd)

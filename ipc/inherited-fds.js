@@ -17,14 +17,13 @@ export const INHERITED_FDS_VAR = 'SUP_INHERITED_FDS'
 const O_CLOEXEC = 0o2000000
 
 /**
- * Whether `fd` is open and would be passed on to a child (not close-on-exec).
+ * Whether `fd` is open in this process and would be passed on to a child (not close-on-exec).
  * @param {number} fd
- * @param {string} [proc] the process's /proc directory
  */
-export function isInheritable (fd, proc = '/proc/self') {
+export function isInheritable (fd) {
   let info
   try {
-    info = readFileSync(`${proc}/fdinfo/${fd}`, 'utf8')
+    info = readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8')
   } catch {
     return false
   }
@@ -33,19 +32,18 @@ export function isInheritable (fd, proc = '/proc/self') {
 }
 
 /**
- * The descriptors from 3 up that a child would inherit, lowest first.
- * @param {string} [proc] the process's /proc directory
+ * The descriptors from 3 up that a child of this process would inherit, lowest first.
  * @returns {number[]}
  */
-export function inheritableFds (proc = '/proc/self') {
+export function inheritableFds () {
   /** @type {string[]} */
   let entries
   try {
-    entries = readdirSync(`${proc}/fdinfo`)
+    entries = readdirSync('/proc/self/fdinfo')
   } catch {
     return []
   }
-  return entries.map(Number).filter((fd) => Number.isInteger(fd) && fd >= 3 && isInheritable(fd, proc)).sort((a, b) => a - b)
+  return entries.map(Number).filter((fd) => Number.isInteger(fd) && fd >= 3 && isInheritable(fd)).sort((a, b) => a - b)
 }
 
 /**

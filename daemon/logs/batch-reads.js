@@ -19,7 +19,7 @@ export const TARGET_LINES = 64
 /** Bytes a read should find: a quarter of what a worker's socket holds of 1 KiB lines. */
 export const TARGET_BYTES = 24 * 1024
 /** What share of a pipe's pages a read should find. */
-export const PIPE_SHARE = 0.4
+const PIPE_SHARE = 0.4
 /** The longest a stream waits to be read again: how far `sup logs -f` and `--time` may lag. */
 export const MAX_WAIT_MS = 25
 const NEWLINE = 0x0a
@@ -34,7 +34,7 @@ const NEWLINE = 0x0a
  */
 
 /** A socket pair's. */
-export const SOCKET_TARGET = Object.freeze({ lines: TARGET_LINES, bytes: TARGET_BYTES })
+const SOCKET_TARGET = Object.freeze({ lines: TARGET_LINES, bytes: TARGET_BYTES })
 
 /**
  * What a read of a pipe of `slots` pages should find, for lines of `lineBytes` on average: a
